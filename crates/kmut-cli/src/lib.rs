@@ -1,0 +1,46 @@
+//! The `kmut` command line. `main` parses, dispatches to one module per subcommand in
+//! `commands/`, and turns the outcome into an exit code; errors print as `error:` followed by
+//! one `Caused by:` line per cause.
+//!
+//! The binary is not standalone: the `kmut` Python entry point calls [`main`] through the
+//! native module, passing the interpreter that runs kmut (workers are started with it) and its
+//! site directories (where NVRTC's wheel is found).
+#![allow(clippy::print_stdout, clippy::print_stderr)] // this crate owns the terminal
+
+mod args;
+mod commands;
+mod exit;
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+pub use exit::ExitStatus;
+
+/// Where kmut runs: the Python side's facts the CLI needs.
+#[derive(Debug, Clone)]
+pub struct Environment {
+    pub python: PathBuf,
+    pub site_dirs: Vec<PathBuf>,
+}
+
+/// Run the command line `argv` (program name first) and return the process exit code.
+pub fn main(argv: Vec<String>, env: &Environment) -> i32 {
+    let cli = match args::Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitStatus::Usage as i32 } else { ExitStatus::Success as i32 };
+        }
+    };
+    match commands::run(cli, env) {
+        Ok(status) => status as i32,
+        Err(err) => {
+            eprintln!("error: {err}");
+            for cause in err.chain().skip(1) {
+                eprintln!("  Caused by: {cause}");
+            }
+            ExitStatus::Error as i32
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The checks a candidate goes through, in order, and what each can conclude.
+
+use serde::{Deserialize, Serialize};
+
+/// One check of the gate. The order of the variants is the order the worker runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Check {
+    /// The module imports and registers with no GPU work, allocation or compilation.
+    Import,
+    /// Every field of the contract (`substrates/SPEC.md`).
+    Contract,
+    /// NVRTC compiles the source and every listed kernel is in the image.
+    Compile,
+    /// On the small suite, on the CPU: the launch descriptor's shape, arguments against the
+    /// compiled kernels' parameters, and the output's shape against `ref`'s.
+    Descriptor,
+    /// `ref` on the small suite runs in under a second on the CPU.
+    SmallTime,
+    /// Every suite input passes `allclose(ref, out)` (GPU).
+    Suites,
+    /// With allocated buffers pre-filled with NaN, the output is unchanged (GPU).
+    NanFill,
+    /// Two runs are bitwise identical (GPU).
+    Determinism,
+    /// The fp32 reference agrees with its fp64 evaluation (GPU).
+    Fp64,
+}
+
+impl Check {
+    pub const ALL: [Check; 9] = [
+        Check::Import,
+        Check::Contract,
+        Check::Compile,
+        Check::Descriptor,
+        Check::SmallTime,
+        Check::Suites,
+        Check::NanFill,
+        Check::Determinism,
+        Check::Fp64,
+    ];
+
+    /// The column header in the verdict table.
+    pub fn label(self) -> &'static str {
+        match self {
+            Check::Import => "import",
+            Check::Contract => "contract",
+            Check::Compile => "compile",
+            Check::Descriptor => "launch",
+            Check::SmallTime => "small",
+            Check::Suites => "suites",
+            Check::NanFill => "nan-fill",
+            Check::Determinism => "determ",
+            Check::Fp64 => "fp64",
+        }
+    }
+
+    pub fn needs_gpu(self) -> bool {
+        matches!(self, Check::Suites | Check::NanFill | Check::Determinism | Check::Fp64)
+    }
+}
+
+/// What one check concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// Not run because an earlier check failed.
+    Skip,
+    /// Needs a GPU and none is visible.
+    NoGpu,
+    /// fp64 only: the problem's own fp32 reference misses the exact result on its official inputs.
+    Unrefereeable,
+    /// The worker died or timed out before reporting this check.
+    Lost,
+}
+
+impl Status {
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Pass => "ok",
+            Status::Fail => "FAIL",
+            Status::Skip => "-",
+            Status::NoGpu => "no gpu",
+            Status::Unrefereeable => "UNREF",
+            Status::Lost => "LOST",
+        }
+    }
+}
+
+/// One line of the worker's protocol.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckResult {
+    pub check: Check,
+    pub status: Status,
+    #[serde(default)]
+    pub detail: String,
+    #[serde(default)]
+    pub data: serde_json::Value,
+}

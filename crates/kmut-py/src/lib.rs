@@ -1,0 +1,28 @@
+//! `kmut._native`: what Python reaches of the Rust side. The command line (`main`), NVRTC
+//! compilation (`compile_cuda`) and the launch bridge (`Module`). Errors are raised as the
+//! exception classes declared once in `kmut.exceptions`.
+
+mod bridge;
+mod compile;
+mod errors;
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+
+/// Run the `kmut` command line; returns the exit code. The GIL is released while it runs, so
+/// the CLI's own threads and child processes never wait on Python.
+#[pyfunction]
+fn main(py: Python<'_>, argv: Vec<String>, python: PathBuf, site_dirs: Vec<PathBuf>) -> i32 {
+    let env = kmut_cli::Environment { python, site_dirs };
+    py.detach(|| kmut_cli::main(argv, &env))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::compile_cuda, m)?)?;
+    m.add_class::<bridge::Module>()?;
+    Ok(())
+}

@@ -1,0 +1,345 @@
+"""The gate's worker: every check of one candidate substrate, in its own process.
+
+`kmut gate` (Rust) starts one worker per candidate and reads one JSON object per line from its
+stdout, one per check, in the order of `CHECKS`. Human-readable progress goes to stderr. A worker
+that crashes (a kernel poisoning the CUDA context, a segfault) loses nothing already reported:
+the orchestrator records the checks it received and marks the rest as not run.
+
+Statuses: pass, fail, skip (an earlier check failed), no_gpu (needs a GPU, none visible),
+unrefereeable (fp64 only: the fp32 reference misses its own fp64 evaluation on T0_original).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+CHECKS = ("import", "contract", "compile", "descriptor", "small_time", "suites", "nan_fill", "determinism", "fp64")
+GPU_CHECKS = ("suites", "nan_fill", "determinism", "fp64")
+SMALL_SUITE_LIMIT_S = 1.0
+
+
+class Reporter:
+    def __init__(self) -> None:
+        self.done: list[str] = []
+
+    def emit(self, check: str, status: str, detail: str = "", **data: Any) -> None:
+        self.done.append(check)
+        print(json.dumps({"check": check, "status": status, "detail": detail, "data": data}), flush=True)
+
+    def skip_rest(self, reason: str) -> None:
+        for c in CHECKS:
+            if c not in self.done:
+                self.emit(c, "skip", reason)
+
+
+def progress(msg: str) -> None:
+    print(f"  {msg}", file=sys.stderr, flush=True)
+
+
+def where_in(exc: BaseException, path: Path) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == path.resolve()]
+    return f"{path}:{frames[-1].lineno}" if frames else str(path)
+
+
+def draw(K: Any, suite: Any, seed: int, sizes: dict[str, int], torch: Any, device: Any) -> list[Any]:
+    """KernelBench's order: set_seed(seed), get_inputs() on the CPU, then move to the device."""
+    from .contract import set_seed
+
+    set_seed(torch, seed)
+    inputs = list(suite.gen(torch, sizes))
+    return [t.to(device) if isinstance(t, torch.Tensor) else t for t in inputs]
+
+
+def bitwise_equal(a: Any, b: Any, torch: Any) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    as_int = {torch.float32: torch.int32, torch.float64: torch.int64, torch.float16: torch.int16, torch.bfloat16: torch.int16}
+    if a.dtype in as_int:
+        return torch.equal(a.view(as_int[a.dtype]), b.view(as_int[b.dtype]))
+    return torch.equal(a, b)
+
+
+def allocated_buffers(steps: list[Any], inputs: list[Any], K: Any, torch: Any) -> list[Any]:
+    """Tensor arguments `launch` allocated: neither inputs, nor weights, nor K.zeros buffers."""
+    owned = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
+    for w in K.weight_sets:
+        owned.update(t.untyped_storage().data_ptr() for t in w.tensors())
+    owned.update(K.zero_init)
+    seen: set[int] = set()
+    out = []
+    for s in steps:
+        for t in s.tensors:
+            ptr = t.untyped_storage().data_ptr()
+            if ptr not in owned and ptr not in seen:
+                seen.add(ptr)
+                out.append(t)
+    return out
+
+
+def poison(buffers: list[Any], torch: Any) -> None:
+    for t in buffers:
+        whole = torch.empty(0, dtype=t.dtype, device=t.device)
+        whole.set_(t.untyped_storage(), 0, (t.untyped_storage().nbytes() // t.element_size(),))
+        if whole.is_floating_point():
+            whole.fill_(float("nan"))
+        else:
+            whole.fill_(-7)  # an unlikely value for an index or count
+
+
+class Gate:
+    def __init__(self, path: Path, arch: str, rep: Reporter):
+        self.path = path
+        self.arch = arch
+        self.rep = rep
+
+    # --- CPU checks -------------------------------------------------------------------------
+
+    def run(self) -> None:
+        import torch
+
+        from . import loader
+        from .exceptions import SubstrateImportError
+        from .validate import validate_fields
+
+        self.torch = torch
+        shown = str(self.path)
+        try:
+            fields, K, _module = loader.load(self.path, torch)
+        except SubstrateImportError as e:
+            self.rep.emit("import", "fail", str(e), phase=e.phase)
+            return self.rep.skip_rest("the module did not import")
+        self.rep.emit("import", "pass", "imported and registered with no GPU work, allocation or compilation")
+        errors = validate_fields(fields, shown)
+        if errors:
+            self.rep.emit("contract", "fail", "\n".join(str(e) for e in errors), count=len(errors))
+            return self.rep.skip_rest("the contract check failed")
+        self.fields, self.K = fields, K
+        self.names = [fields["kernel_name"]] if isinstance(fields["kernel_name"], str) else list(fields["kernel_name"])
+        self.rep.emit("contract", "pass", f"{fields['name']}: level {fields['level']}, problem {fields['problem']}, "
+                      f"{len(self.names)} kernel(s), {len(fields['suites'])} suites",
+                      name=fields["name"], level=fields["level"], problem=fields["problem"], kernels=self.names)
+        if not self.compile_check(self.arch):
+            return self.rep.skip_rest("the CUDA source did not compile")
+        if not self.descriptor_check():
+            return self.rep.skip_rest("the launch descriptor check failed")
+        if not torch.cuda.is_available():
+            for c in GPU_CHECKS:
+                self.rep.emit(c, "no_gpu", "needs a GPU; none is visible")
+            return None
+        return self.gpu_checks()
+
+    def compile_check(self, arch: str) -> bool:
+        from . import nvrtc
+
+        source = self.fields["cuda"]
+        text = self.path.read_text(encoding="utf-8")
+        at = text.find(source)
+        offset = text[:at].count("\n") if at >= 0 else 0
+        display = str(self.path) if at >= 0 else f"{self.fields['name']}.cu"
+        try:
+            result = nvrtc.compile_cuda(source, f"{self.fields['name']}.cu", arch, display, offset)
+        except Exception as e:  # noqa: BLE001 - NVRTC missing or broken
+            self.rep.emit("compile", "fail", f"NVRTC could not run: {e}")
+            return False
+        if result["image"] is None:
+            self.rep.emit("compile", "fail", "NVRTC rejected the source:\n" + result["rendered"])
+            return False
+        kernels: dict[str, list[int]] = result["kernels"]
+        missing = [n for n in self.names if n not in kernels]
+        if missing:
+            mangled = [k for k in kernels if k.startswith("_Z")]
+            hint = ' (C++-mangled kernels found: declare them extern "C")' if mangled else ""
+            self.rep.emit("compile", "fail", f"kernel(s) {', '.join(missing)} are not in the compiled image; "
+                          f"it holds {', '.join(kernels) or 'no kernel'}{hint}")
+            return False
+        self.image, self.params = result["image"], kernels
+        major, minor = result["nvrtc_version"]
+        self.rep.emit("compile", "pass", f"NVRTC {major}.{minor} {' '.join(result['options'])}: {len(result['image'])} bytes",
+                      nvrtc=f"{major}.{minor}", options=result["options"], arch=arch)
+        return True
+
+    def descriptor_check(self) -> bool:
+        from .validate import check_arguments, parse_descriptor
+        from .exceptions import ContractError
+
+        torch, K, f = self.torch, self.K, self.fields
+        small = next(s for s in f["suites"] if s.small)
+        sizes = K.sizes_for(f["dims"], small)
+        try:
+            inputs = draw(K, small, small.seeds[0], sizes, torch, "cpu")
+            start = time.perf_counter()
+            with torch.no_grad():
+                r = f["ref"](inputs, torch)
+            elapsed = time.perf_counter() - start
+            K.zero_init.clear()
+            steps, out = parse_descriptor(f["launch"](inputs, torch), f["level"], self.names, str(self.path), torch)
+            check_arguments(steps, self.params, str(self.path))
+            if not isinstance(r, torch.Tensor):
+                raise ContractError(str(self.path), "ref", f"returned {type(r).__name__}; expected one tensor")
+            if tuple(out.shape) != tuple(r.shape) or out.dtype != r.dtype:
+                raise ContractError(str(self.path), "launch", f"the output buffer is {tuple(out.shape)} {out.dtype} but ref returns "
+                                    f"{tuple(r.shape)} {r.dtype} (suite {small.name})")
+        except ContractError as e:
+            self.rep.emit("descriptor", "fail", str(e))
+            return False
+        except Exception as e:  # noqa: BLE001 - foreign code
+            self.rep.emit("descriptor", "fail", f"{where_in(e, self.path)}: {type(e).__name__} on suite {small.name}: {e}")
+            return False
+        self.rep.emit("descriptor", "pass", f"{len(steps)} step(s) on {small.name} {sizes}; arguments match the compiled kernels",
+                      steps=len(steps))
+        ms = elapsed * 1e3
+        status = "pass" if elapsed < SMALL_SUITE_LIMIT_S else "fail"
+        self.rep.emit("small_time", status, f"ref on {small.name} takes {ms:.0f} ms on the CPU (limit {SMALL_SUITE_LIMIT_S * 1e3:.0f} ms)",
+                      ms=ms)
+        return status == "pass"
+
+    # --- GPU checks -------------------------------------------------------------------------
+
+    def gpu_checks(self) -> None:
+        from .bridge import Launcher
+        from .contract import tau_star
+        from .exceptions import CudaError, KmutError
+        from .validate import parse_descriptor
+
+        torch, K, f = self.torch, self.K, self.fields
+        device = torch.device("cuda", 0)
+        major, minor = torch.cuda.get_device_capability(device)
+        arch = f"sm_{major}{minor}"
+        if arch != self.arch:
+            progress(f"recompiling for the device's {arch}")
+            if not self.compile_check(arch):
+                return self.rep.skip_rest("the CUDA source did not compile for the device")
+        torch.cuda.init()
+        launcher = Launcher(self.image, device.index)
+        tol = f.get("tolerance") or {"atol": K.DEFAULT_ATOL, "rtol": K.DEFAULT_RTOL}
+        atol, rtol = tol["atol"], tol["rtol"]
+        where = str(self.path)
+
+        def run_once(inputs: list[Any], poison_first: bool = False) -> tuple[Any, Any, list[Any]]:
+            K.zero_init.clear()
+            steps, out = parse_descriptor(f["launch"](inputs, torch), f["level"], self.names, where, torch)
+            if poison_first:
+                poison(allocated_buffers(steps, inputs, K, torch), torch)
+            launcher.run(steps, torch)
+            return steps, out, [s.output for s in steps]
+
+        suites_data, nan_problems, det_problems = [], [], []
+        fp64_data, unrefereeable, over_ceiling = [], [], []
+        forward_ms = None
+        current = ""
+        try:
+            for s in f["suites"]:
+                sizes = K.sizes_for(f["dims"], s)
+                row = {"suite": s.name, "inputs": 0, "passed": 0, "max_tau": 0.0, "sizes": sizes}
+                for j, seed in enumerate(s.seeds):
+                    current = f"suite {s.name} seed {seed}"
+                    progress(current)
+                    inputs = draw(K, s, seed, sizes, torch, device)
+                    with torch.no_grad():
+                        r = f["ref"](inputs, torch)
+                    torch.cuda.synchronize()
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    start.record()
+                    steps, out, _ = run_once(inputs)
+                    end.record()
+                    torch.cuda.synchronize()
+                    if s.name == "T0_original" and j == 0:
+                        forward_ms = start.elapsed_time(end)
+                    same_shape = tuple(out.shape) == tuple(r.shape)
+                    ok = same_shape and bool(torch.allclose(r, out, atol=atol, rtol=rtol))
+                    tau = tau_star(r, out) if same_shape else math.inf
+                    row["inputs"] += 1
+                    row["passed"] += int(ok)
+                    row["max_tau"] = max(row["max_tau"], tau)
+                    if not same_shape:
+                        row["shape"] = f"kernel {tuple(out.shape)} vs ref {tuple(r.shape)}"
+                    if j == 0:
+                        current = f"NaN-filled run on {s.name}"
+                        _, out2, layers = run_once(inputs, poison_first=True)
+                        torch.cuda.synchronize()
+                        nan_layers = [i for i, t in enumerate(layers) if t.is_floating_point() and bool(torch.isnan(t).any())]
+                        if not bitwise_equal(out2, out, torch) or nan_layers:
+                            nan_problems.append(f"{s.name}: " + (f"NaN left in the output of step(s) {nan_layers}" if nan_layers
+                                                                else "the output differs from the normal run"))
+                        del out2, layers
+                        current = f"determinism run on {s.name}"
+                        _, out3, _ = run_once(inputs)
+                        torch.cuda.synchronize()
+                        if not bitwise_equal(out3, out, torch):
+                            det_problems.append(f"{s.name}: two runs differ (max |diff| "
+                                                f"{(out3.double() - out.double()).abs().max().item():.3g})")
+                        del out3
+                        current = f"fp64 reference on {s.name}"
+                        del steps, out
+                        inputs64 = [t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs]
+                        with torch.no_grad():
+                            r64 = f["ref"](inputs64, torch)
+                        ok64 = bool(torch.allclose(r64, r.double(), atol=atol, rtol=rtol))
+                        tau64 = tau_star(r64, r)
+                        fp64_data.append({"suite": s.name, "tau_ref": tau64, "ok": ok64})
+                        if not ok64:
+                            (unrefereeable if s.name == "T0_original" else over_ceiling).append(f"{s.name} (tau* {tau64:.3g})")
+                        del inputs64, r64
+                    del inputs, r
+                    torch.cuda.empty_cache()
+                suites_data.append(row)
+        except CudaError as e:
+            self.rep.emit("suites", "fail", f"{current}: {e}", cuda_error=e.name)
+            return self.rep.skip_rest("a CUDA error poisoned the context")
+        except KmutError as e:
+            self.rep.emit("suites", "fail", f"{current}: {e}")
+            return self.rep.skip_rest("the suites could not run")
+        except Exception as e:  # noqa: BLE001 - foreign code
+            self.rep.emit("suites", "fail", f"{current}: {where_in(e, self.path)}: {type(e).__name__}: {e}")
+            return self.rep.skip_rest("the suites could not run")
+
+        total = sum(r["inputs"] for r in suites_data)
+        passed = sum(r["passed"] for r in suites_data)
+        worst = max(suites_data, key=lambda r: r["max_tau"])
+        failing = [f"{r['suite']} {r['passed']}/{r['inputs']}" + (f" ({r['shape']})" if "shape" in r else "")
+                   for r in suites_data if r["passed"] < r["inputs"]]
+        detail = (f"{len(suites_data)} suites, {passed}/{total} inputs pass at atol={atol:g} rtol={rtol:g}; "
+                  f"worst tau* {worst['max_tau']:.3g} ({worst['suite']})")
+        if failing:
+            detail += "; failing: " + ", ".join(failing)
+        self.rep.emit("suites", "pass" if not failing else "fail", detail, suites=suites_data, forward_ms=forward_ms)
+        self.rep.emit("nan_fill", "fail" if nan_problems else "pass",
+                      "; ".join(nan_problems) or "every element of every layer's output is written")
+        self.rep.emit("determinism", "fail" if det_problems else "pass",
+                      "; ".join(det_problems) or "repeated runs are bitwise identical")
+        if unrefereeable:
+            status, detail = "unrefereeable", "the fp32 reference misses its fp64 evaluation on " + ", ".join(unrefereeable + over_ceiling)
+        elif over_ceiling:
+            status, detail = "fail", "suite(s) exceed the legitimate-variance ceiling (fp32 ref vs fp64): " + ", ".join(over_ceiling)
+        else:
+            worst64 = max(fp64_data, key=lambda d: d["tau_ref"])
+            status, detail = "pass", f"fp32 reference within tolerance of fp64 on every suite; worst tau* {worst64['tau_ref']:.3g} ({worst64['suite']})"
+        self.rep.emit("fp64", status, detail, suites=fp64_data)
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kmut._gate_worker", description=__doc__)
+    parser.add_argument("path", type=Path)
+    parser.add_argument("--arch", default="sm_90")
+    args = parser.parse_args(argv)
+    rep = Reporter()
+    try:
+        Gate(args.path, args.arch, rep).run()
+    except Exception:  # noqa: BLE001 - a bug in kmut itself: report it as the current check's failure
+        pending = next((c for c in CHECKS if c not in rep.done), CHECKS[-1])
+        rep.emit(pending, "fail", "internal error in the gate worker:\n" + traceback.format_exc())
+        rep.skip_rest("the gate worker failed")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""Running launch descriptors on a GPU through the native launch bridge.
+
+Tensor arguments become their device pointers, scalars the bytes of their C type, and every step
+runs on torch's current stream in the device's primary context, the one torch itself uses.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from .validate import Step
+
+
+class Launcher:
+    """One compiled image loaded on one device."""
+
+    def __init__(self, image: bytes, device_index: int):
+        from . import _native
+
+        self.module = _native.Module(device_index, image)
+
+    def param_sizes(self, kernel: str) -> list[int] | None:
+        return self.module.param_sizes(kernel)
+
+    def run(self, steps: list[Step], torch: Any, synchronize: bool = True) -> None:
+        stream = torch.cuda.current_stream().cuda_stream
+        for s in steps:
+            args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
+            self.module.launch(s.kernel, s.grid, s.block, args, stream)
+        if synchronize:
+            self.module.synchronize(stream)

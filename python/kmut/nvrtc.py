@@ -1,0 +1,23 @@
+"""NVRTC from Python: a thin wrapper over the native compiler that tells it where this
+interpreter's `nvidia` wheels live."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+def site_dirs() -> list[str]:
+    return [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+
+
+def compile_cuda(source: str, name: str, arch: str = "sm_90", display: str | None = None, line_offset: int = 0) -> dict[str, Any]:
+    """Compile `source` to CUBIN.
+
+    Returns a dict: `image` (bytes, or None when NVRTC rejects the source), `log`, `rendered` (the
+    log as `display:LINE: error: ...` with source lines, shifted by `line_offset`), `kernels`
+    (name -> parameter byte sizes), `nvrtc_version` and `options`.
+    """
+    from . import _native
+
+    return _native.compile_cuda(source, name, arch, display or name, line_offset, site_dirs())
