@@ -52,7 +52,7 @@ pub struct GateArgs {
     #[arg(long, default_value_t = 900, value_name = "SECONDS")]
     pub timeout: u64,
 
-    /// Print the full report as JSON on stdout instead of the table.
-    #[arg(long)]
-    pub json: bool,
+    /// Also write the full report (every check's status, detail and data) as JSON to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
 }

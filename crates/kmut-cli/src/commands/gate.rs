@@ -21,10 +21,9 @@ pub fn run(args: &GateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         eprintln!("[{}/{}] {} in {:.1} s", i + 1, args.paths.len(), report.verdict.label(), report.elapsed.as_secs_f64());
         reports.push(report);
     }
-    if args.json {
-        println!("{}", serde_json_report(&reports));
-    } else {
-        print!("{}", render_table(&reports));
+    print!("{}", render_table(&reports));
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json_report(&reports)).with_context(|| format!("could not write `{}`", path.display()))?;
     }
     if args.accept {
         for r in &reports {
@@ -34,7 +33,9 @@ pub fn run(args: &GateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
             let name = r.name.as_deref().context("a passing candidate always has a name")?;
             let dir = accepted_dir(&r.path);
             let target = accept(&r.path, name, &dir)?;
-            eprintln!("accepted {} -> {}", r.path.display(), target.display());
+            if target != r.path {
+                eprintln!("accepted {} -> {}", r.path.display(), target.display());
+            }
         }
         let owed = reports.iter().filter(|r| r.verdict == Verdict::PrecheckPass).count();
         if owed > 0 {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# All of a session's GPU checks in one call on the device machine (see docs/gpu.md).
+# Expects the wheel built here (`maturin build --release -o .whl`) in the carried folder .whl/.
+# Usage (on the device): bash scripts/device-check.sh [gate paths...]
+set -uo pipefail
+OUT=${OUT:-/tmp/kmut-out}
+mkdir -p "$OUT"
+python3 -m pip install -q --no-deps --no-compile --target /tmp/kmut-site .whl/kmut-*.whl || exit 1
+export PYTHONPATH=/tmp/kmut-site:$PWD PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
+python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' | tee -a "$OUT/device.txt"
+if [ "${SKIP_PYTEST:-0}" != 1 ]; then
+  python3 -m pytest -q -p no:cacheprovider tests/python -m gpu 2>&1 | tee "$OUT/pytest-gpu.log"
+fi
+# With paths: gate them with --accept. Without: re-gate everything accepted.
+paths=("$@")
+[ ${#paths[@]} -gt 0 ] || paths=(substrates/accepted/*.py)
+python3 -m kmut gate --accept "${paths[@]}" --json "$OUT/gate.json" > "$OUT/gate-table.txt" 2> "$OUT/gate.err"
+echo "gate exit: $?"
+python3 - "$OUT/gate.json" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1])):
+    print(r["name"] or r["path"], r["verdict"], f'{r["elapsed_s"]:.1f}s')
+PY
+cat "$OUT/gate-table.txt"; tail -n 30 "$OUT/gate.err"

@@ -1,0 +1,165 @@
+"""KernelBench level 2, problem 1_Conv2D_ReLU_BiasAdd: conv2d 64 -> 128 (3x3), ReLU, + bias.
+
+x is 128 x 64 x 128 x 128; the convolution has stride 1, no padding and its own bias, so the
+output is 128 x 128 x 126 x 126. The extra bias has shape (128, 1, 1) and broadcasts over H and W.
+
+One kernel, one thread per output element (n, co, oh, ow) with ow fastest. Each thread loops over
+the input channels and the 3x3 window (sizes taken from the weight's shape), accumulates in fp32,
+then applies the fused epilogue: conv bias, ReLU, extra bias. The output has 260 M elements, under
+2^31, but flat indices and offsets are 64-bit all the same.
+"""
+
+CUDA = r"""
+extern "C" __global__ void conv2d_relu_biasadd_kernel(
+    const float* __restrict__ x,        // [N, C_in, H, W]
+    const float* __restrict__ w,        // [C_out, C_in, KH, KW]
+    const float* __restrict__ conv_b,   // [C_out]
+    const float* __restrict__ bias,     // [C_out, 1, 1]
+    float* __restrict__ out,            // [N, C_out, OH, OW]
+    int N, int C_in, int H, int W, int C_out, int KH, int KW, int OH, int OW)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long total = (long long)N * C_out * OH * OW;
+    if (i >= total) return;
+
+    int ow = (int)(i % OW);
+    int oh = (int)((i / OW) % OH);
+    int co = (int)((i / ((long long)OW * OH)) % C_out);
+    int n = (int)(i / ((long long)OW * OH * C_out));
+
+    float acc = 0.0f;
+    for (int ci = 0; ci < C_in; ++ci) {
+        for (int kh = 0; kh < KH; ++kh) {
+            for (int kw = 0; kw < KW; ++kw) {
+                int ih = oh + kh;
+                int iw = ow + kw;
+                float xv = x[(((long long)n * C_in + ci) * H + ih) * W + iw];
+                float wv = w[(((long long)co * C_in + ci) * KH + kh) * KW + kw];
+                acc += xv * wv;
+            }
+        }
+    }
+
+    float v = acc + conv_b[co];
+    v = v > 0.0f ? v : 0.0f;
+    out[i] = v + bias[co];
+}
+"""
+
+BLOCK = 256
+IN_CHANNELS = 64      # fixed by the conv weight [128, 64, 3, 3]
+
+
+def register(K, torch, ctypes):
+    def build(torch):
+        # Model.__init__(in_channels=64, out_channels=128, kernel_size=3, bias_shape=(128, 1, 1))
+        nn = torch.nn
+        conv = nn.Conv2d(64, 128, 3)
+        bias = nn.Parameter(torch.randn((128, 1, 1)))
+        return {"conv_w": conv.weight, "conv_b": conv.bias, "bias": bias}
+
+    W = K.weights(build)
+
+    def launch(inputs, torch):
+        (x,) = inputs
+        w = W(x)
+        N, C_in, H, W_in = x.shape
+        C_out, _, KH, KW = w["conv_w"].shape
+        OH = H - KH + 1
+        OW = W_in - KW + 1
+        out = torch.empty((N, C_out, OH, OW), device=x.device, dtype=x.dtype)
+        total = N * C_out * OH * OW
+        return (
+            "conv2d_relu_biasadd_kernel",
+            (K.cdiv(total, BLOCK), 1, 1),
+            (BLOCK, 1, 1),
+            [x, w["conv_w"], w["conv_b"], w["bias"], out],
+            [
+                (ctypes.c_int, N),
+                (ctypes.c_int, C_in),
+                (ctypes.c_int, H),
+                (ctypes.c_int, W_in),
+                (ctypes.c_int, C_out),
+                (ctypes.c_int, KH),
+                (ctypes.c_int, KW),
+                (ctypes.c_int, OH),
+                (ctypes.c_int, OW),
+            ],
+        )
+
+    def ref(inputs, torch):
+        (x,) = inputs
+        w = W(x)
+        y = torch.nn.functional.conv2d(x, w["conv_w"], w["conv_b"])
+        y = torch.relu(y)
+        return y + w["bias"]
+
+    def rand_inputs(torch, s):
+        # get_inputs(): x = torch.rand(batch_size, in_channels, height, width)
+        return [torch.rand(s["batch"], IN_CHANNELS, s["height"], s["width"])]
+
+    def large_inputs(torch, s):
+        # Same-sign U[0, 4): conv outputs (and the TF32 reference's error) grow about 4x.
+        return [torch.rand(s["batch"], IN_CHANNELS, s["height"], s["width"]) * 4.0]
+
+    def spiky_inputs(torch, s):
+        # Exact zeros with about 0.5% of the pixels set to U[0, 4).
+        shape = (s["batch"], IN_CHANNELS, s["height"], s["width"])
+        mask = torch.rand(shape) < 0.005
+        spikes = torch.rand(shape) * 4.0
+        return [torch.where(mask, spikes, torch.zeros(shape))]
+
+    return K.substrate(
+        name="L2p1_conv2d_relu_biasadd",
+        level=2,
+        problem="1_Conv2D_ReLU_BiasAdd",
+        cuda=CUDA,
+        kernel_name="conv2d_relu_biasadd_kernel",
+        launch=launch,
+        ref=ref,
+        dims={
+            "batch": K.dim(128),
+            "height": K.dim(128, min=3),
+            "width": K.dim(128, min=3),
+        },
+        suites=[
+            K.suite("T0_original", rand_inputs, purpose="the official get_inputs() under the v0.1 trial seeds"),
+            K.suite(
+                "T1_remainder",
+                rand_inputs,
+                seeds=[1, 2],
+                sizes={"batch": 3, "height": 13, "width": 17},
+                small=True,
+                purpose="output 3 x 128 x 11 x 15 = 63360 elements, not a multiple of the 256-thread block, so the "
+                "tail block's guard matters; OH=11 != OW=15 and neither a power of two, so swapped H/W strides, "
+                "a wrong output-width divisor or an off-by-one window bound change the result",
+            ),
+            K.suite(
+                "T2_large_same_sign",
+                large_inputs,
+                seeds=[3, 4],
+                sizes={"batch": 8, "height": 64, "width": 96},
+                purpose="same-sign U[0,4) inputs (x4) amplify accumulation and epilogue faults while staying under the "
+                "legitimate-variance ceiling: the reference convolution is TF32 (10-bit mantissa), whose error grows "
+                "linearly with the input scale; a CPU emulation of TF32 rounding (round-to-nearest and truncation) "
+                "gave allclose distances to the exact result of about 4e-4 at x1, 2.7e-3 at x4 and 5e-3 at x10, so "
+                "x4 keeps a correct fp32 kernel (and the fp32 reference against fp64) about 3.5x inside 1e-2",
+            ),
+            K.suite(
+                "T3_sparse_spiky",
+                spiky_inputs,
+                seeds=[5, 6],
+                sizes={"batch": 4, "height": 33, "width": 40},
+                purpose="about 0.5% isolated U[0,4) spikes on exact zeros (about 3 of the 576 taps of a window): "
+                "without the large mean of U[0,1) inputs (whose contribution 0.5 * sum(w) is the same for any "
+                "permutation of the window taps) each output depends on a few specific taps, so kh/kw swaps, "
+                "transposed weights or wrong channel strides show; about 5% of the windows hold no spike and give "
+                "exactly relu(conv_bias) + bias, isolating the epilogue",
+            ),
+        ],
+        notes="The reference runs nn.Conv2d through cuDNN with TF32 enabled (torch's default, never changed by "
+        "the harness), so this exact fp32 kernel differs from the reference beyond 1e-4 on the official inputs "
+        "but passes the v0.1 tolerance 1e-2. Large-magnitude suites must stay modest for the same reason. "
+        "ReLU is written as v > 0 ? v : 0, which maps NaN to 0 where torch.relu propagates it (finite inputs "
+        "are unaffected).",
+    )

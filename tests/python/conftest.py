@@ -1,0 +1,38 @@
+"""Shared fixtures. GPU tests carry the `gpu` marker and skip cleanly where CUDA is absent."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SUBSTRATES = ROOT / "substrates"
+ACCEPTED = sorted((SUBSTRATES / "accepted").glob("L*.py"))
+FACTS = ROOT.parent / "shared" / "reference" / "kernelbench-facts.md"
+
+
+def cuda_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if cuda_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def kmut_cmd() -> list[str]:
+    """The installed `kmut` command, or `python -m kmut` beside this interpreter."""
+    exe = shutil.which("kmut")
+    return [exe] if exe else [sys.executable, "-m", "kmut"]

@@ -1,0 +1,58 @@
+"""Every accepted substrate, checked without a GPU: contract, official input shapes, NVRTC."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+
+from kmut import loader
+from kmut.contract import OFFICIAL_SEEDS
+from kmut.nvrtc import compile_cuda
+from kmut.validate import kernel_names, validate_fields
+
+from .conftest import ACCEPTED, FACTS
+from .facts import expected_input_shapes
+
+ids = [p.stem for p in ACCEPTED]
+
+
+def test_the_six_first_substrates_are_accepted():
+    names = {p.stem for p in ACCEPTED}
+    assert {"L1p19_relu", "L1p23_softmax", "L2p76_gemm_add_relu", "L2p1_conv2d_relu_biasadd", "L3p1_mlp", "L3p4_lenet5"} <= names
+    assert {1, 2, 3} <= {int(n[1]) for n in names}
+
+
+@pytest.mark.parametrize("path", ACCEPTED, ids=ids)
+def test_accepted_substrate_meets_the_contract_and_is_named_after_its_file(path):
+    fields, _K, _ = loader.load(path, torch)
+    assert validate_fields(fields, str(path)) == []
+    assert fields["name"] == path.stem
+
+
+@pytest.mark.parametrize("path", ACCEPTED, ids=ids)
+def test_t0_original_yields_the_shapes_and_dtypes_of_get_inputs(path):
+    fields, K, _ = loader.load(path, torch)
+    m = re.match(r"L(\d)p(\d+)_", fields["name"])
+    expected = expected_input_shapes(FACTS, int(m[1]), int(m[2]))
+    t0 = next(s for s in fields["suites"] if s.name == "T0_original")
+    assert t0.seeds == OFFICIAL_SEEDS
+    # The meta device gives shapes and dtypes without allocating gigabytes.
+    with torch.device("meta"):
+        inputs = t0.gen(torch, K.sizes_for(fields["dims"], t0))
+    got = [tuple(t.shape) if isinstance(t, torch.Tensor) else None for t in inputs]
+    assert got == expected
+    for t in inputs:
+        if isinstance(t, torch.Tensor):
+            assert t.dtype == torch.float32  # every torch.rand input of these problems
+
+
+@pytest.mark.parametrize("path", ACCEPTED, ids=ids)
+def test_nvrtc_compiles_every_accepted_substrate_on_the_cpu(path):
+    fields, _K, _ = loader.load(path, torch)
+    result = compile_cuda(fields["cuda"], f"{fields['name']}.cu", "sm_90")
+    assert result["image"] is not None, result["rendered"]
+    for name in kernel_names(fields):
+        assert name in result["kernels"]
+    assert result["nvrtc_version"][0] == 13
