@@ -144,7 +144,7 @@ class Gate:
         offset = text[:at].count("\n") if at >= 0 else 0
         display = str(self.path) if at >= 0 else f"{self.fields['name']}.cu"
         try:
-            result = nvrtc.compile_cuda(source, f"{self.fields['name']}.cu", arch, display, offset)
+            result = nvrtc.compile_cuda(source, f"{self.fields['name']}.cu", arch, display, offset, kernels=self.names)
         except Exception as e:  # noqa: BLE001 - NVRTC missing or broken
             self.rep.emit("compile", "fail", f"NVRTC could not run: {e}")
             return False
@@ -152,14 +152,15 @@ class Gate:
             self.rep.emit("compile", "fail", "NVRTC rejected the source:\n" + result["rendered"])
             return False
         kernels: dict[str, list[int]] = result["kernels"]
-        missing = [n for n in self.names if n not in kernels]
+        symbols: dict[str, str] = result["symbols"]
+        missing = [n for n in self.names if symbols.get(n) not in kernels]
         if missing:
-            mangled = [k for k in kernels if k.startswith("_Z")]
-            hint = ' (C++-mangled kernels found: declare them extern "C")' if mangled else ""
-            self.rep.emit("compile", "fail", f"kernel(s) {', '.join(missing)} are not in the compiled image; "
-                          f"it holds {', '.join(kernels) or 'no kernel'}{hint}")
+            self.rep.emit("compile", "fail", f"kernel(s) {', '.join(missing)} are not kernels of the compiled image; "
+                          f"it holds {', '.join(kernels) or 'no kernel'}")
             return False
-        self.image, self.params = result["image"], kernels
+        # Parameter sizes by kernel *name*, whatever its linkage.
+        self.image, self.symbols = result["image"], symbols
+        self.params = {n: kernels[symbols[n]] for n in self.names}
         major, minor = result["nvrtc_version"]
         self.rep.emit("compile", "pass", f"NVRTC {major}.{minor} {' '.join(result['options'])}: {len(result['image'])} bytes",
                       nvrtc=f"{major}.{minor}", options=result["options"], arch=arch)
@@ -224,7 +225,7 @@ class Gate:
             if not self.compile_check(arch):
                 return self.rep.skip_rest("the CUDA source did not compile for the device")
         torch.cuda.init()
-        launcher = Launcher(self.image, device.index)
+        launcher = Launcher(self.image, device.index, self.symbols)
         tol = f.get("tolerance") or {"atol": K.DEFAULT_ATOL, "rtol": K.DEFAULT_RTOL}
         atol, rtol = tol["atol"], tol["rtol"]
         where = str(self.path)

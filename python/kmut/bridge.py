@@ -15,18 +15,23 @@ from .validate import Step
 class Launcher:
     """One compiled image loaded on one device."""
 
-    def __init__(self, image: bytes, device_index: int):
+    def __init__(self, image: bytes, device_index: int, symbols: dict[str, str] | None = None):
         from . import _native
 
         self.module = _native.Module(device_index, image)
+        # Kernel name -> symbol in the image (differs only for kernels without extern "C").
+        self.symbols = dict(symbols or {})
+
+    def symbol(self, kernel: str) -> str:
+        return self.symbols.get(kernel, kernel)
 
     def param_sizes(self, kernel: str) -> list[int] | None:
-        return self.module.param_sizes(kernel)
+        return self.module.param_sizes(self.symbol(kernel))
 
     def run(self, steps: list[Step], torch: Any, synchronize: bool = True) -> None:
         stream = torch.cuda.current_stream().cuda_stream
         for s in steps:
             args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
-            self.module.launch(s.kernel, s.grid, s.block, args, stream)
+            self.module.launch(self.symbol(s.kernel), s.grid, s.block, args, stream)
         if synchronize:
             self.module.synchronize(stream)

@@ -47,3 +47,8 @@ def test_a_wrong_value_fails_the_suites_with_its_tau_star(tmp_path):
     results = gate(tmp_path, SMALL.replace("out[i] = v > 0.0f ? v : 0.0f;", "out[i] = v > 0.0f ? v * 1.05f : 0.0f;"))
     assert results["suites"]["status"] == "fail"
     assert "worst tau*" in results["suites"]["detail"]
+
+
+def test_a_kernel_with_cpp_linkage_launches_through_its_mangled_symbol(tmp_path):
+    results = gate(tmp_path, SMALL.replace('extern "C" __global__', "__global__"))
+    assert {c: r["status"] for c, r in results.items()} == {c: "pass" for c in results}

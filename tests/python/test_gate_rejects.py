@@ -114,3 +114,13 @@ def test_compile_error_points_at_the_line_in_the_python_file(tmp_path):
     detail = run_worker(path)["compile"]["detail"]
     assert f"{path}:{line}: error" in detail
     assert f"{line:>6} |     out[i] = v > 0.0f ? v : zero;" in detail
+
+
+def test_kernels_with_cpp_linkage_are_accepted_as_the_brief_allows(tmp_path):
+    # The level-3 brief does not require extern "C"; kmut resolves mangled symbols through NVRTC.
+    src = BASE.replace('extern "C" __global__', "__global__")
+    assert src != BASE
+    path = tmp_path / "candidate_L1p19_relu.py"
+    path.write_text(src, encoding="utf-8")
+    results = run_worker(path)
+    assert all(r["status"] in ("pass", "no_gpu") for r in results.values()), {c: r["detail"] for c, r in results.items()}

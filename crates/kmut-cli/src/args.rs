@@ -16,6 +16,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[expect(clippy::doc_markdown, reason = "the doc comments are --help text, not Markdown")]
 pub enum Command {
     /// Verify candidate substrates against their references and accept the ones that pass.
     ///

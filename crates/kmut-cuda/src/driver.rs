@@ -130,12 +130,12 @@ impl Driver {
         Err(CudaError {
             call,
             code,
-            name: self.text(self.error_name, code).unwrap_or_else(|| format!("CUDA_ERROR_{code}")),
-            message: self.text(self.error_string, code).unwrap_or_else(|| "unknown error".to_owned()),
+            name: Self::text(self.error_name, code).unwrap_or_else(|| format!("CUDA_ERROR_{code}")),
+            message: Self::text(self.error_string, code).unwrap_or_else(|| "unknown error".to_owned()),
         })
     }
 
-    fn text(&self, f: ErrorTextFn, code: CuResult) -> Option<String> {
+    fn text(f: ErrorTextFn, code: CuResult) -> Option<String> {
         let mut ptr: *const c_char = std::ptr::null();
         // SAFETY: valid out-pointer; the driver returns a static string or an error.
         if unsafe { f(code, &raw mut ptr) } != CUDA_SUCCESS || ptr.is_null() {

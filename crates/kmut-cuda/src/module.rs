@@ -19,7 +19,7 @@ pub struct Module {
     driver: Arc<Driver>,
     device: CuDevice,
     context: CuContext,
-    module: CuModule,
+    handle: CuModule,
     functions: HashMap<String, CuFunction>,
 }
 
@@ -58,7 +58,7 @@ impl Module {
             unsafe { (driver.primary_release)(device) };
             return Err(e);
         }
-        Ok(Module { driver, device, context, module, functions: HashMap::new() })
+        Ok(Module { driver, device, context, handle: module, functions: HashMap::new() })
     }
 
     fn make_current(&self) -> Result<(), CudaError> {
@@ -73,7 +73,7 @@ impl Module {
         let name = CString::new(kernel).map_err(|_| LaunchError::Name(kernel.to_owned()))?;
         let mut f: CuFunction = std::ptr::null_mut();
         // SAFETY: valid out-pointer, live module, C string.
-        self.driver.check("cuModuleGetFunction", unsafe { (self.driver.module_get_function)(&raw mut f, self.module, name.as_ptr()) })?;
+        self.driver.check("cuModuleGetFunction", unsafe { (self.driver.module_get_function)(&raw mut f, self.handle, name.as_ptr()) })?;
         self.functions.insert(kernel.to_owned(), f);
         Ok(f)
     }
@@ -158,7 +158,7 @@ impl Drop for Module {
         // SAFETY: handles owned by this module, released once.
         unsafe {
             (self.driver.ctx_set_current)(self.context);
-            (self.driver.module_unload)(self.module);
+            (self.driver.module_unload)(self.handle);
             (self.driver.primary_release)(self.device);
         }
     }

@@ -40,6 +40,9 @@ impl Options {
 pub struct CompileOutput {
     pub image: Option<Vec<u8>>,
     pub log: String,
+    /// `(kernel name, symbol in the image)` for every requested kernel: the name itself for an
+    /// `extern "C"` kernel, the C++-mangled symbol otherwise.
+    pub symbols: Vec<(String, String)>,
 }
 
 /// A loaded NVRTC, ready to compile on any number of threads.
@@ -70,6 +73,12 @@ impl Compiler {
 
     /// Compile `source` (named `name` in diagnostics) to CUBIN.
     pub fn compile(&self, source: &str, name: &str, options: &Options) -> Result<CompileOutput, NvrtcError> {
+        self.compile_kernels(source, name, options, &[])
+    }
+
+    /// Compile `source` and resolve the image symbol of each of `kernels` (so kernels need not
+    /// be `extern "C"`). Every name must be a `__global__` of the source, or NVRTC rejects it.
+    pub fn compile_kernels(&self, source: &str, name: &str, options: &Options, kernels: &[&str]) -> Result<CompileOutput, NvrtcError> {
         let src = CString::new(source).map_err(|_| NvrtcError::Nul)?;
         let cname = CString::new(name).map_err(|_| NvrtcError::Nul)?;
         let argv: Vec<CString> = options
@@ -78,24 +87,38 @@ impl Compiler {
             .map(CString::new)
             .collect::<Result<_, _>>()
             .map_err(|_| NvrtcError::Nul)?;
-        let argp: Vec<*const c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+        let arg_ptrs: Vec<*const c_char> = argv.iter().map(|a| a.as_ptr()).collect();
 
         let mut prog: Program = ptr::null_mut();
         // SAFETY: valid C strings; no headers are passed (counts 0, null arrays).
         let rc = unsafe { (self.api.create)(&raw mut prog, src.as_ptr(), cname.as_ptr(), 0, ptr::null(), ptr::null()) };
         self.api.check("nvrtcCreateProgram", rc)?;
         let guard = ProgramGuard { api: &self.api, prog };
+        let expressions: Vec<CString> = kernels.iter().map(|k| CString::new(*k)).collect::<Result<_, _>>().map_err(|_| NvrtcError::Nul)?;
+        for e in &expressions {
+            // SAFETY: prog is live; e is a C string that outlives the compile.
+            self.api.check("nvrtcAddNameExpression", unsafe { (self.api.add_name_expression)(guard.prog, e.as_ptr()) })?;
+        }
 
-        // SAFETY: prog is live; argp points at argv's live C strings.
-        let compiled = unsafe { (self.api.compile)(guard.prog, argp.len() as i32, argp.as_ptr()) };
+        // SAFETY: prog is live; arg_ptrs points at argv's live C strings.
+        let compiled = unsafe { (self.api.compile)(guard.prog, arg_ptrs.len() as i32, arg_ptrs.as_ptr()) };
         let log = self.read(guard.prog, self.api.log_size, self.api.log, "nvrtcGetProgramLog")?;
         let log = String::from_utf8_lossy(&log).trim_end_matches('\0').to_owned();
         if compiled != crate::ffi::NVRTC_SUCCESS {
             // A source that does not compile is an outcome, not an error.
-            return Ok(CompileOutput { image: None, log });
+            return Ok(CompileOutput { image: None, log, symbols: Vec::new() });
         }
         let image = self.read(guard.prog, self.api.cubin_size, self.api.cubin, "nvrtcGetCUBIN")?;
-        Ok(CompileOutput { image: Some(image), log })
+        let mut symbols = Vec::new();
+        for (kernel, e) in kernels.iter().zip(&expressions) {
+            let mut lowered: *const c_char = ptr::null();
+            // SAFETY: prog is live and compiled; the lowered name lives as long as prog.
+            self.api.check("nvrtcGetLoweredName", unsafe { (self.api.lowered_name)(guard.prog, e.as_ptr(), &raw mut lowered) })?;
+            // SAFETY: NVRTC returned a NUL-terminated string owned by prog, copied here.
+            let text = unsafe { std::ffi::CStr::from_ptr(lowered) }.to_string_lossy().into_owned();
+            symbols.push(((*kernel).to_owned(), text));
+        }
+        Ok(CompileOutput { image: Some(image), log, symbols })
     }
 
     fn read(

@@ -26,6 +26,8 @@ type CompileFn = unsafe extern "C" fn(Program, c_int, *const *const c_char) -> N
 type SizeFn = unsafe extern "C" fn(Program, *mut usize) -> NvrtcResult;
 type BytesFn = unsafe extern "C" fn(Program, *mut c_char) -> NvrtcResult;
 type DestroyFn = unsafe extern "C" fn(*mut Program) -> NvrtcResult;
+type AddNameFn = unsafe extern "C" fn(Program, *const c_char) -> NvrtcResult;
+type LoweredNameFn = unsafe extern "C" fn(Program, *const c_char, *mut *const c_char) -> NvrtcResult;
 type ErrorStringFn = unsafe extern "C" fn(NvrtcResult) -> *const c_char;
 
 /// A loaded NVRTC. The function pointers stay valid as long as `_lib` lives.
@@ -40,6 +42,8 @@ pub struct Api {
     pub cubin_size: SizeFn,
     pub cubin: BytesFn,
     pub destroy: DestroyFn,
+    pub add_name_expression: AddNameFn,
+    pub lowered_name: LoweredNameFn,
     error_string: ErrorStringFn,
 }
 
@@ -80,6 +84,8 @@ impl Api {
             cubin_size: sym!("nvrtcGetCUBINSize"),
             cubin: sym!("nvrtcGetCUBIN"),
             destroy: sym!("nvrtcDestroyProgram"),
+            add_name_expression: sym!("nvrtcAddNameExpression"),
+            lowered_name: sym!("nvrtcGetLoweredName"),
             error_string: sym!("nvrtcGetErrorString"),
             _lib: lib,
             _builtins: builtins,

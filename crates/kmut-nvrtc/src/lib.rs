@@ -2,7 +2,7 @@
 //! compile errors with the offending source lines, and read the kernels out of an image.
 //!
 //! Nothing here needs a GPU: NVRTC is a compiler library, and a CUBIN is an ELF file. CI uses the
-//! real NVRTC from PyPI's `nvidia-cuda-nvrtc` wheel (`locate` finds it inside a Python
+//! real NVRTC from `PyPI`'s `nvidia-cuda-nvrtc` wheel (`locate` finds it inside a Python
 //! environment).
 
 mod compile;

@@ -1,4 +1,4 @@
-//! Against the real NVRTC (PyPI's `nvidia-cuda-nvrtc` in the active virtual environment, or
+//! Against the real NVRTC (`PyPI`'s `nvidia-cuda-nvrtc` in the active virtual environment, or
 //! `KMUT_NVRTC`). These tests fail, rather than skip, when NVRTC is missing: CI installs it.
 
 use kmut_nvrtc::{inspect_cubin, Compiler, NvrtcSearch, Options};
@@ -63,4 +63,16 @@ fn missing_library_error_lists_every_place_searched() {
         assert!(text.contains("--nvrtc /nonexistent/libnvrtc.so.13"), "{text}");
         assert!(text.contains("Python site directory /nowhere"), "{text}");
     }
+}
+
+#[test]
+fn kernels_without_extern_c_resolve_to_their_mangled_symbols() {
+    let src = "__global__ void plain(float* x) { x[0] = 1.0f; }\nextern \"C\" __global__ void c_linkage(float* x) { x[0] = 2.0f; }";
+    let out = compiler().compile_kernels(src, "m.cu", &Options::default(), &["plain", "c_linkage"]).unwrap();
+    let image = out.image.expect(&out.log);
+    let symbols: std::collections::HashMap<_, _> = out.symbols.into_iter().collect();
+    assert_eq!(symbols["c_linkage"], "c_linkage");
+    assert!(symbols["plain"].starts_with("_Z") && symbols["plain"].contains("plain"), "{}", symbols["plain"]);
+    let names: Vec<String> = inspect_cubin(&image).unwrap().into_iter().map(|k| k.name).collect();
+    assert!(names.contains(&symbols["plain"]));
 }

@@ -25,6 +25,7 @@ impl Module {
 
     /// Launch `kernel`; `args` holds the exact bytes of each parameter, in order.
     #[pyo3(signature = (kernel, grid, block, args, stream, shared_bytes = 0))]
+    #[expect(clippy::too_many_arguments, clippy::needless_pass_by_value, reason = "the Python signature")]
     fn launch(
         &mut self,
         py: Python<'_>,
@@ -39,7 +40,7 @@ impl Module {
         self.inner.launch(kernel, config, &args, stream).map_err(|e| errors::launch(py, &e))
     }
 
-    /// Wait for `stream`; a fault inside an earlier kernel is raised here as CudaError.
+    /// Wait for `stream`; a fault inside an earlier kernel is raised here as `CudaError`.
     fn synchronize(&self, py: Python<'_>, stream: usize) -> PyResult<()> {
         let driver = self.inner.driver();
         py.detach(|| driver.synchronize(stream)).map_err(|e| errors::cuda(py, &e))

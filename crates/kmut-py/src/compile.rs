@@ -24,8 +24,11 @@ fn compiler(site_dirs: Vec<PathBuf>) -> Result<Arc<Compiler>, kmut_nvrtc::NvrtcE
 }
 
 /// Compile `source` for `arch`. Returns a dict with `image` (bytes or None), `log`, `rendered`,
-/// `kernels` (name -> parameter byte sizes), `nvrtc_version` and `options`.
+/// `kernels` (image symbol -> parameter byte sizes), `symbols` (each of `kernels_wanted` -> its
+/// image symbol), `nvrtc_version` and `options`.
 #[pyfunction]
+#[pyo3(signature = (source, name, arch, display, line_offset, site_dirs, kernels_wanted = Vec::new()))]
+#[expect(clippy::too_many_arguments, clippy::needless_pass_by_value, reason = "the Python signature")]
 pub fn compile_cuda<'py>(
     py: Python<'py>,
     source: &str,
@@ -34,10 +37,12 @@ pub fn compile_cuda<'py>(
     display: &str,
     line_offset: usize,
     site_dirs: Vec<PathBuf>,
+    kernels_wanted: Vec<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let compiler = compiler(site_dirs).map_err(|e| errors::nvrtc(py, &e))?;
     let options = Options { arch: arch.to_owned(), extra: Vec::new() };
-    let out = py.detach(|| compiler.compile(source, name, &options)).map_err(|e| errors::nvrtc(py, &e))?;
+    let wanted: Vec<&str> = kernels_wanted.iter().map(String::as_str).collect();
+    let out = py.detach(|| compiler.compile_kernels(source, name, &options, &wanted)).map_err(|e| errors::nvrtc(py, &e))?;
     let version = compiler.version().map_err(|e| errors::nvrtc(py, &e))?;
     let dict = PyDict::new(py);
     let kernels = PyDict::new(py);
@@ -53,6 +58,11 @@ pub fn compile_cuda<'py>(
     dict.set_item("log", &out.log)?;
     dict.set_item("rendered", render_log(&out.log, source, display, line_offset))?;
     dict.set_item("kernels", kernels)?;
+    let symbols = PyDict::new(py);
+    for (kernel, symbol) in &out.symbols {
+        symbols.set_item(kernel, symbol)?;
+    }
+    dict.set_item("symbols", symbols)?;
     dict.set_item("nvrtc_version", version)?;
     dict.set_item("options", options.argv(None))?;
     Ok(dict)

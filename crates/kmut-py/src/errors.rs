@@ -1,5 +1,7 @@
 //! Rust errors as the Python exceptions of `kmut.exceptions` (declared there, once).
 
+use std::fmt::Write as _;
+
 use pyo3::prelude::*;
 use pyo3::call::PyCallArgs;
 
@@ -33,7 +35,7 @@ pub fn nvrtc(py: Python<'_>, e: &kmut_nvrtc::NvrtcError) -> PyErr {
     let mut text = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
-        text.push_str(&format!("\n  Caused by: {s}"));
+        let _ = write!(text, "\n  Caused by: {s}");
         source = s.source();
     }
     raise(py, "NvrtcError", (text,))
