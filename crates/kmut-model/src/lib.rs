@@ -1,0 +1,12 @@
+//! Shared vocabulary of kmut's stages: what a mutant is, where it sits, how it is named.
+//!
+//! Kept small and dependency-light so every stage (rules, compilation, execution, analysis,
+//! reports) speaks the same types.
+
+mod family;
+mod mutant;
+mod substrate;
+
+pub use family::Family;
+pub use mutant::{mutant_id, Edit, LaunchTransform, Mutant, MutantKind};
+pub use substrate::{CdivCall, LaunchStep, SubstrateDescription};
