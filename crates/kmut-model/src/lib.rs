@@ -8,5 +8,5 @@ mod mutant;
 mod substrate;
 
 pub use family::Family;
-pub use mutant::{mutant_id, Edit, LaunchTransform, Mutant, MutantKind};
+pub use mutant::{apply_edits, mutant_id, Edit, LaunchTransform, Mutant, MutantKind};
 pub use substrate::{CdivCall, LaunchStep, SubstrateDescription};

@@ -53,8 +53,9 @@ pub struct Mutant {
     pub layer: Option<usize>,
     /// `layer / (kernels - 1)`: 0 for the first layer (or a single kernel), 1 for the last.
     pub depth: f64,
-    /// 1-based line and column: in the CUDA source for source mutants; in the substrate file
-    /// for launch mutants.
+    /// 1-based line in the substrate file (where its CUDA could be located there; otherwise in
+    /// the CUDA source) and byte column. For launch mutants, the line of `def launch` or of the
+    /// `K.cdiv` call.
     pub line: usize,
     pub col: usize,
     /// Byte range of the fault in the CUDA source (source mutants); `[0, 0]` for launch mutants.

@@ -1,0 +1,136 @@
+//! The catalogue itself: every rule's example is a test, examples compile, the table is sound,
+//! and `docs/rules.md` matches it.
+
+use kmut_model::{Family, MutantKind, SubstrateDescription};
+use kmut_rules::{mutate, Rule, RULES};
+
+const HEAD: &str = "extern \"C\" __global__ void example(const float* x, float* out, int n, int K) {\n";
+
+fn wrap(body: &str) -> String {
+    format!("{HEAD}{body}\n}}\n")
+}
+
+fn describe(cuda: String) -> SubstrateDescription {
+    SubstrateDescription {
+        name: "example".into(),
+        level: 1,
+        path: String::new(),
+        cuda,
+        cuda_line: 0,
+        kernels: vec!["example".into()],
+        steps: vec![],
+        cdiv_calls: vec![],
+        launch_line: 0,
+    }
+}
+
+/// Every source the rule makes from its own `before` example.
+fn outcomes(rule: &'static Rule) -> Vec<String> {
+    let desc = describe(wrap(rule.before));
+    let m = mutate(&desc, &[rule]).unwrap_or_else(|e| panic!("{}: {e}", rule.id));
+    m.mutants.iter().filter_map(|x| x.apply(&desc.cuda)).collect()
+}
+
+fn expected(rule: &Rule) -> String {
+    let after = wrap(rule.after);
+    for header in ["cuda_fp16.h", "cuda_bf16.h"] {
+        let stem = header.trim_end_matches(".h").trim_start_matches("cuda_");
+        if rule.after.contains(&format!("__float2{}", if stem == "fp16" { "half" } else { "bfloat16" })) {
+            return format!("#include <{header}>\n{after}");
+        }
+    }
+    after
+}
+
+#[test]
+fn every_source_rule_turns_its_before_example_into_its_after_example() {
+    let mut failures = Vec::new();
+    for rule in RULES.iter().filter(|r| !r.is_launch_rule()) {
+        let got = outcomes(rule);
+        let want = expected(rule);
+        if !got.contains(&want) {
+            failures.push(format!("{}: expected\n{want}\ngot {} mutant(s):\n{}", rule.id, got.len(), got.join("\n----\n")));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n=======\n"));
+}
+
+#[test]
+fn no_rule_reproduces_the_original_text() {
+    for rule in RULES.iter().filter(|r| !r.is_launch_rule()) {
+        let original = wrap(rule.before);
+        for got in outcomes(rule) {
+            assert_ne!(got, original, "{} produced an unchanged source", rule.id);
+        }
+    }
+}
+
+#[test]
+fn the_catalogue_has_at_least_80_rules_and_6_per_family() {
+    assert!(RULES.len() >= 80, "{} rules", RULES.len());
+    for f in Family::ALL {
+        let n = RULES.iter().filter(|r| r.family == f).count();
+        assert!(n >= 6, "{f} has {n} rules");
+    }
+}
+
+#[test]
+fn rule_ids_are_unique_kebab_case_and_name_their_family() {
+    let mut seen = std::collections::HashSet::new();
+    for r in RULES {
+        assert!(seen.insert(r.id), "{} is listed twice", r.id);
+        assert!(r.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'), "{} is not kebab-case", r.id);
+        let prefix = match r.family {
+            _ if r.is_launch_rule() => "launch-",
+            Family::Arithmetic => "arith-",
+            Family::Indexing => "index-",
+            Family::Semantic => "semantic-",
+            Family::Boundary => "boundary-",
+            Family::Synchronization => "sync-",
+            Family::Precision => "precision-",
+        };
+        assert!(r.id.starts_with(prefix), "{} should start with {prefix}", r.id);
+        assert!(!r.description.is_empty() && !r.rationale.is_empty());
+    }
+}
+
+#[test]
+fn the_required_fault_kinds_are_covered() {
+    for id in [
+        "sync-shared-qualifier-remove", "index-thread-to-block", "index-block-to-thread", "index-thread-plus-one",
+        "index-thread-minus-one", "sync-barrier-remove", "sync-atomic-remove", "boundary-ceil-to-floor",
+        "boundary-guard-return-drop", "boundary-lt-to-le", "boundary-loop-last-iteration-drop", "precision-acc-fp16",
+        "precision-store-fp16", "precision-expf-fast", "precision-softmax-shift-drop", "precision-sqrt-epsilon-drop",
+        "semantic-constant-scale-10pct", "semantic-threshold-shift", "sync-barrier-to-syncwarp", "index-subscript-axis-swap",
+        "index-stride-confusion", "semantic-fmaxf-to-fminf", "semantic-sentinel-zero", "semantic-tie-break-to-last",
+        "launch-swap-grid-block", "launch-grid-plus-one", "launch-block-minus-one", "launch-cdiv-floor",
+    ] {
+        assert!(kmut_rules::rule(id).is_some(), "missing {id}");
+    }
+}
+
+#[test]
+fn docs_rules_md_is_generated_from_the_catalogue() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/rules.md");
+    let generated = kmut_rules::docs::markdown();
+    if std::env::var_os("KMUT_UPDATE_DOCS").is_some() {
+        std::fs::write(path, &generated).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(on_disk == generated, "docs/rules.md is stale: run `KMUT_UPDATE_DOCS=1 cargo test -p kmut-rules` (or `kmut rules --markdown > docs/rules.md`)");
+}
+
+#[test]
+fn source_mutants_carry_one_fault_edit_plus_at_most_an_include() {
+    for rule in RULES.iter().filter(|r| !r.is_launch_rule()) {
+        let desc = describe(wrap(rule.before));
+        for m in mutate(&desc, &[rule]).unwrap().mutants {
+            let MutantKind::Source { edits } = &m.mutation else { panic!("{} made a launch mutant", rule.id) };
+            assert!(!edits.is_empty() && edits.len() <= 2);
+            assert_eq!(edits[0].start, m.span[0]);
+            if edits.len() == 2 {
+                assert!(edits[1].text.starts_with("#include <"));
+            }
+        }
+    }
+}
