@@ -14,6 +14,16 @@ ACCEPTED = sorted((SUBSTRATES / "accepted").glob("L*.py"))
 FACTS = ROOT.parent / "shared" / "reference" / "kernelbench-facts.md"
 
 
+# Reports tests want shown after the run (pytest hides test output otherwise).
+REPORTS: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest's hook signature
+    for report in REPORTS:
+        terminalreporter.write_sep("-", "kmut report")
+        terminalreporter.write_line(report)
+
+
 def cuda_available() -> bool:
     try:
         import torch

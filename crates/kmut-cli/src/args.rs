@@ -33,6 +33,84 @@ pub enum Command {
     ///   kmut gate substrates/accepted/*.py
     #[command(verbatim_doc_comment)]
     Gate(GateArgs),
+
+    /// List the mutation rules: id, family and what each changes.
+    ///
+    /// Examples:
+    ///   kmut rules
+    ///   kmut rules --family precision
+    ///   kmut rules --json
+    ///   kmut rules --markdown > docs/rules.md
+    #[command(verbatim_doc_comment)]
+    Rules(RulesArgs),
+
+    /// Generate the mutants of substrates and list them (nothing is compiled or run).
+    ///
+    /// Each mutant has a stable id, its rule and family, the function it is in, its layer in a
+    /// pipeline, its line in the substrate file, and the original and replacement text. With
+    /// --json every field is printed, the unified diff included. A per-family summary goes to
+    /// stderr.
+    ///
+    /// Examples:
+    ///   kmut mutate substrates/accepted/L1p23_softmax.py
+    ///   kmut mutate substrates/accepted/*.py --family synchronization
+    ///   kmut mutate substrates/accepted/L3p4_lenet5.py --rules 'boundary-guard-*' --json
+    #[command(verbatim_doc_comment)]
+    Mutate(MutateArgs),
+
+    /// Benchmarks of kmut's own stages.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Time generating every mutant of substrates with every rule (substrates are read once,
+    /// untimed).
+    Mutate(BenchMutateArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchMutateArgs {
+    /// Substrate files.
+    #[arg(required = true, value_name = "SUBSTRATE")]
+    pub substrates: Vec<PathBuf>,
+    /// Timed passes over all substrates.
+    #[arg(long, default_value_t = 20)]
+    pub repeat: u32,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RulesArgs {
+    /// Only rules whose id matches this glob (repeatable), e.g. 'boundary-*'.
+    #[arg(long, value_name = "GLOB")]
+    pub rules: Vec<String>,
+    /// Only rules of this family (repeatable): arithmetic, indexing, semantic, boundary,
+    /// synchronization, precision.
+    #[arg(long, value_name = "FAMILY")]
+    pub family: Vec<String>,
+    /// Print the catalogue as JSON (version and every field of every rule).
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Print docs/rules.md.
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MutateArgs {
+    /// Substrate files (`substrates/accepted/*.py` or candidates).
+    #[arg(required = true, value_name = "SUBSTRATE")]
+    pub substrates: Vec<PathBuf>,
+    /// Only rules whose id matches this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub rules: Vec<String>,
+    /// Only rules of this family (repeatable).
+    #[arg(long, value_name = "FAMILY")]
+    pub family: Vec<String>,
+    /// Print the mutants as a JSON array with every field.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -17,11 +17,15 @@ use clap::Parser;
 
 pub use exit::ExitStatus;
 
-/// Where kmut runs: the Python side's facts the CLI needs.
-#[derive(Debug, Clone)]
+/// Reads a substrate file into the description the mutation stage needs. The Python side
+/// implements it (substrates are Python modules); see `kmut.describe`.
+pub type Describer = dyn Fn(&std::path::Path) -> anyhow::Result<kmut_model::SubstrateDescription> + Send + Sync;
+
+/// Where kmut runs: the Python side's facts and services the CLI needs.
 pub struct Environment {
     pub python: PathBuf,
     pub site_dirs: Vec<PathBuf>,
+    pub describe: Box<Describer>,
 }
 
 /// Run the command line `argv` (program name first) and return the process exit code.

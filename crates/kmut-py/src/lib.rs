@@ -4,6 +4,7 @@
 
 mod bridge;
 mod compile;
+mod describe;
 mod errors;
 
 use std::path::PathBuf;
@@ -14,7 +15,7 @@ use pyo3::prelude::*;
 /// the CLI's own threads and child processes never wait on Python.
 #[pyfunction]
 fn main(py: Python<'_>, argv: Vec<String>, python: PathBuf, site_dirs: Vec<PathBuf>) -> i32 {
-    let env = kmut_cli::Environment { python, site_dirs };
+    let env = kmut_cli::Environment { python, site_dirs, describe: Box::new(describe::describe) };
     py.detach(|| kmut_cli::main(argv, &env))
 }
 
@@ -23,6 +24,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(compile::compile_cuda, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::compile_many, m)?)?;
+    m.add_function(wrap_pyfunction!(describe::mutate_json, m)?)?;
     m.add_class::<bridge::Module>()?;
     Ok(())
 }

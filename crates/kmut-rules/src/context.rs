@@ -30,21 +30,23 @@ pub struct Ctx<'a> {
     pub src: &'a CudaSource,
     pub func: &'a GpuFunction<'a>,
     pub info: FunctionInfo,
+    /// The body's mutable nodes in preorder, computed once and shared by every rule.
+    nodes: Vec<Node<'a>>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(src: &'a CudaSource, func: &'a GpuFunction<'a>) -> Ctx<'a> {
         let info = FunctionInfo::analyse(src, func);
-        Ctx { src, func, info }
+        Ctx { src, func, info, nodes: mutable_nodes(func.body) }
     }
 
     pub fn text(&self, node: Node<'_>) -> &'a str {
         &self.src.text[node.byte_range()]
     }
 
-    /// Nodes of the function body in source order.
-    pub fn nodes(&self) -> impl Iterator<Item = Node<'a>> + 'a {
-        descendants(self.func.body).filter(|n| !excluded(*n))
+    /// Nodes of the function body in source order, without the syntax never mutated.
+    pub fn nodes(&self) -> impl Iterator<Item = Node<'a>> + '_ {
+        self.nodes.iter().copied()
     }
 
     /// Whether an expression evaluates to a floating-point value, as far as the tree shows.
@@ -121,23 +123,22 @@ pub const FLOAT_FUNCTIONS: &[&str] = &[
     "expm1f", "__half2float", "floorf", "ceilf", "roundf", "exp2f", "log2f",
 ];
 
-/// Syntax that is never mutated: preprocessor lines, launch bounds and array sizes.
-fn excluded(node: Node<'_>) -> bool {
-    let mut n = Some(node);
-    while let Some(p) = n {
-        match p.kind() {
-            "launch_bounds" => return true,
-            k if k.starts_with("preproc") => return true,
-            _ => {}
+/// Preorder nodes of `body`, skipping the syntax that is never mutated: preprocessor lines,
+/// launch bounds and array sizes.
+fn mutable_nodes(body: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    let mut stack = vec![body];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "launch_bounds" || n.kind().starts_with("preproc") {
+            continue;
         }
-        if let Some(parent) = p.parent() {
-            if parent.kind() == "array_declarator" && parent.child_by_field_name("size").is_some_and(|s| s.id() == p.id()) {
-                return true;
-            }
-        }
-        n = p.parent();
+        out.push(n);
+        let size = (n.kind() == "array_declarator").then(|| n.child_by_field_name("size").map(|s| s.id())).flatten();
+        let mut cursor = n.walk();
+        let children: Vec<Node<'_>> = n.children(&mut cursor).filter(|c| Some(c.id()) != size).collect();
+        stack.extend(children.into_iter().rev());
     }
-    false
+    out
 }
 
 pub fn is_float_literal(text: &str) -> bool {

@@ -5,7 +5,6 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use kmut_model::{mutant_id, Edit, LaunchTransform, Mutant, MutantKind, SubstrateDescription};
 use kmut_syntax::{reaching_kernels, CudaSource, SyntaxError, Unreadable};
-use similar::TextDiff;
 
 use crate::context::Ctx;
 use crate::matchers::{LaunchFault, Matcher};
@@ -84,12 +83,7 @@ fn source_mutant(
         }
     }
     let (line, col) = src.lines.line_col(site.start);
-    let mutated = kmut_model::apply_edits(&desc.cuda, &edits);
-    let diff = TextDiff::from_lines(desc.cuda.as_str(), mutated.as_str())
-        .unified_diff()
-        .context_radius(2)
-        .header(&format!("a/{}.cu", desc.name), &format!("b/{}.cu", desc.name))
-        .to_string();
+    let diff = unified_diff(&desc.name, &desc.cuda, &edits);
     let layer = layers.first().copied();
     Mutant {
         id: mutant_id(&desc.name, rule.id, &format!("{}:{}:{}", site.start, site.end, site.text)),
@@ -159,15 +153,19 @@ fn launch_mutants(
         }
     }
     if fault == LaunchFault::CdivFloor {
+        let mut cursor = 0;
         for (i, c) in desc.cdiv_calls.iter().enumerate() {
             if c.b <= 1 {
                 continue;
             }
-            // The step whose grid holds this call's result is the layer it sizes.
-            let step = desc.steps.iter().position(|s| s.grid.iter().any(|&g| i64::from(g) == c.result)).unwrap_or(0);
             if desc.steps.is_empty() {
                 break;
             }
+            // Calls come in step order: the step they size is the next one (from the last
+            // attributed) whose grid holds the result.
+            let holds = |s: &kmut_model::LaunchStep| s.grid.iter().any(|&g| i64::from(g) == c.result);
+            let step = (cursor..desc.steps.len()).find(|&j| holds(&desc.steps[j])).or_else(|| desc.steps.iter().position(holds)).unwrap_or(cursor);
+            cursor = step;
             push(step, LaunchTransform::CdivFloor { call: i }, format!("K.cdiv({}, {})", c.a, c.b), format!("{} // {}", c.a, c.b), c.line);
         }
     }
@@ -182,4 +180,53 @@ fn serde_json_like(t: &LaunchTransform) -> String {
         LaunchTransform::BlockX { step, delta } => format!("launch:block:{step}:{delta}"),
         LaunchTransform::CdivFloor { call } => format!("launch:cdiv:{call}"),
     }
+}
+
+/// A unified diff of `edits` against `source`, one hunk per edit, two lines of context.
+/// Computed from the edits directly: no whole-file diff per mutant.
+fn unified_diff(name: &str, source: &str, edits: &[Edit]) -> String {
+    const CONTEXT: usize = 2;
+    let lines: Vec<&str> = source.split_inclusive('\n').collect();
+    let line_of = |byte: usize| source[..byte].matches('\n').count();
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| e.start);
+    let mut out = format!("--- a/{name}.cu\n+++ b/{name}.cu\n");
+    let mut shift: isize = 0;
+    for e in sorted {
+        let first = line_of(e.start);
+        let last = if e.end > e.start { line_of(e.end - 1) } else { first };
+        let last = last.max(first);
+        let lo = first.saturating_sub(CONTEXT);
+        let hi = (last + CONTEXT).min(lines.len().saturating_sub(1));
+        let line_start: usize = lines[..first].iter().map(|l| l.len()).sum();
+        let old: String = lines[first..=last.min(lines.len() - 1)].concat();
+        let new = format!("{}{}{}", &old[..e.start - line_start], e.text, &old[(e.end - line_start).min(old.len())..]);
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let new_lines: Vec<&str> = if new.is_empty() { Vec::new() } else { new.split_inclusive('\n').collect() };
+        let old_count = hi - lo + 1;
+        let new_count = old_count - old_lines.len() + new_lines.len();
+        let new_start = (lo as isize + shift) as usize;
+        let _ = std::fmt::Write::write_fmt(&mut out, format_args!("@@ -{},{} +{},{} @@\n", lo + 1, old_count, new_start + 1, new_count));
+        let mut push = |prefix: char, l: &str| {
+            out.push(prefix);
+            out.push_str(l.strip_suffix('\n').unwrap_or(l));
+            out.push('\n');
+        };
+        for l in &lines[lo..first] {
+            push(' ', l);
+        }
+        for l in &old_lines {
+            push('-', l);
+        }
+        for l in &new_lines {
+            push('+', l);
+        }
+        for l in &lines[(last + 1).min(lines.len())..=hi.max(last).min(lines.len() - 1)] {
+            if last + 1 <= hi {
+                push(' ', l);
+            }
+        }
+        shift += new_lines.len() as isize - old_lines.len() as isize;
+    }
+    out
 }

@@ -116,3 +116,29 @@ fn a_source_without_readable_functions_is_an_error_naming_the_substrate_file_lin
     assert_eq!(err.file, "substrates/candidate_L3p0_test.py");
     assert!(err.line >= 10, "{err}");
 }
+
+#[test]
+fn every_diff_applies_with_patch_to_give_the_mutated_source() {
+    let d = desc();
+    let dir = std::env::temp_dir().join(format!("kmut-diff-{}", std::process::id()));
+    for m in mutate(&d, &all()).unwrap().mutants.iter().filter(|m| matches!(m.mutation, MutantKind::Source { .. })) {
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("L3p0_test.cu");
+        std::fs::write(&file, &d.cuda).unwrap();
+        let status = std::process::Command::new("patch")
+            .args(["-s", "-f", "-p1", "-d"])
+            .arg(&dir)
+            .args(["-i", "-"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write as _;
+                child.stdin.take().unwrap().write_all(m.diff.as_bytes())?;
+                child.wait()
+            })
+            .unwrap();
+        assert!(status.success(), "patch rejected the diff of {}:\n{}", m.name(), m.diff);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), m.apply(&d.cuda).unwrap(), "{}", m.diff);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,12 +1,18 @@
 //! One module per subcommand.
 
+mod bench;
 mod gate;
+mod mutate;
+mod rules;
 
-use crate::args::{Cli, Command};
+use crate::args::{BenchCommand, Cli, Command};
 use crate::{Environment, ExitStatus};
 
 pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
     match cli.command {
         Command::Gate(args) => gate::run(&args, env),
+        Command::Rules(args) => rules::run(&args),
+        Command::Mutate(args) => mutate::run(&args, env),
+        Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
     }
 }
