@@ -1,0 +1,41 @@
+//! The compile stage: every source mutant (and each substrate's original) to CUBIN with NVRTC on
+//! a thread pool, through a content-addressed image cache, then one classification:
+//! stillborn (does not compile), equivalent (its image is the original's), duplicate (its image
+//! is an earlier mutant's; the lowest id stays the representative), or live.
+//!
+//! Results go to the store as they arrive, so an interrupted run resumes where it stopped.
+
+mod cache;
+mod classify;
+mod stage;
+
+pub use cache::{source_key, CacheEntry, ImageCache};
+pub use classify::{classify, Class};
+pub use stage::{CompileStage, Reporter, SubstrateSummary, Target};
+
+/// The SHA-256 of `bytes` as 64 hex digits.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    #[error(transparent)]
+    Nvrtc(#[from] kmut_nvrtc::NvrtcError),
+    #[error(transparent)]
+    Store(#[from] kmut_store::StoreError),
+    #[error("the image cache at `{path}` could not be written")]
+    Cache {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the original source of `{0}` does not compile:\n{1}")]
+    OriginalStillborn(String, String),
+}

@@ -1,0 +1,244 @@
+//! Running the compile stage for one substrate.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use kmut_model::{apply_edits, Family, Mutant, MutantKind, SubstrateDescription};
+use kmut_nvrtc::{Compiler, Options};
+use kmut_store::{ClassRecord, CompileRecord, Store};
+
+use crate::cache::{source_key, CacheEntry, ImageCache};
+use crate::classify::{classify, Class};
+use crate::{sha256_hex, CompileError};
+
+/// What an image is compiled for: the NVRTC version and the options. Recorded beside every
+/// hash, since the same source gives other images under another NVRTC or other options.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub nvrtc: (i32, i32),
+    pub options: Options,
+}
+
+impl Target {
+    /// The stored form: `nvrtc 13.0 -arch=sm_90`.
+    pub fn key(&self) -> String {
+        format!("nvrtc {}.{} {}", self.nvrtc.0, self.nvrtc.1, self.options.argv(None).join(" "))
+    }
+}
+
+/// Progress events; the CLI draws them, the stage never prints.
+pub trait Reporter: Sync {
+    fn progress(&self, substrate: &str, done: usize, total: usize);
+}
+
+/// Counts for one substrate: per class, overall and per family.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SubstrateSummary {
+    pub substrate: String,
+    /// generated, stillborn, equivalent, duplicate, live
+    pub counts: [usize; 5],
+    pub by_family: BTreeMap<Family, [usize; 5]>,
+    /// Compiled now by NVRTC, taken from the image cache, and already in the store.
+    pub compiled: usize,
+    pub cached: usize,
+    pub resumed: usize,
+    /// Mean NVRTC time of the compilations made now.
+    pub mean_compile_ms: f64,
+    pub interrupted: bool,
+}
+
+/// Compiles substrates' mutants into the store.
+pub struct CompileStage<'a> {
+    pub compiler: &'a Compiler,
+    pub cache: Option<ImageCache>,
+    pub threads: usize,
+    pub target: Target,
+    /// The file name NVRTC sees: the same for every source, so it cannot make images differ.
+    pub program_name: &'static str,
+}
+
+struct Outcome {
+    mutant: String,
+    record: CompileRecord,
+}
+
+impl CompileStage<'_> {
+    pub fn new(compiler: &Compiler, cache: Option<ImageCache>, threads: usize, options: Options) -> Result<CompileStage<'_>, CompileError> {
+        let target = Target { nvrtc: compiler.version()?, options };
+        Ok(CompileStage { compiler, cache, threads: threads.max(1), target, program_name: "kernel.cu" })
+    }
+
+    /// Compile one source through the cache: (record, compiled now?).
+    fn compile_one(&self, substrate: &str, mutant: Option<&str>, source: &str) -> Result<(CompileRecord, bool), CompileError> {
+        let target = self.target.key();
+        let key = source_key(source, &target);
+        let (entry, ms, cached) = match self.cache.as_ref().and_then(|c| c.get(&key)) {
+            Some(entry) => (entry, 0.0, true),
+            None => {
+                let start = Instant::now();
+                let out = self.compiler.compile(source, self.program_name, &self.target.options)?;
+                let ms = start.elapsed().as_secs_f64() * 1e3;
+                let entry = CacheEntry { image: out.image, log: out.log };
+                if let Some(c) = &self.cache {
+                    c.put(&key, &entry)?;
+                }
+                (entry, ms, false)
+            }
+        };
+        let record = CompileRecord {
+            mutant: mutant.map(str::to_owned),
+            substrate: substrate.to_owned(),
+            target,
+            source_hash: crate::sha256_hex(source.as_bytes()),
+            image_hash: entry.image.as_deref().map(sha256_hex),
+            log: entry.log,
+            compile_ms: ms,
+            cached,
+        };
+        Ok((record, !cached))
+    }
+
+    /// Compile the original and every source mutant of one substrate not yet in the store,
+    /// then classify them all. Stops early (and classifies nothing) when `interrupt` is set.
+    pub fn run(
+        &self,
+        store: &mut Store,
+        run: i64,
+        desc: &SubstrateDescription,
+        mutants: &[Mutant],
+        interrupt: &AtomicBool,
+        reporter: &dyn Reporter,
+    ) -> Result<SubstrateSummary, CompileError> {
+        let target = self.target.key();
+        let mut summary = SubstrateSummary { substrate: desc.name.clone(), ..SubstrateSummary::default() };
+
+        let original_hash = crate::sha256_hex(desc.cuda.as_bytes());
+        let original = match store.original(&desc.name, &target)? {
+            Some(r) if r.source_hash == original_hash => r,
+            _ => {
+                let (r, _) = self.compile_one(&desc.name, None, &desc.cuda)?;
+                store.put_compilations(std::slice::from_ref(&r), run)?;
+                r
+            }
+        };
+        let Some(original_image) = original.image_hash.clone() else {
+            return Err(CompileError::OriginalStillborn(desc.name.clone(), original.log));
+        };
+
+        let existing = store.compilations(&desc.name, &target)?;
+        let mut todo: Vec<(&Mutant, String)> = Vec::new();
+        for m in mutants {
+            let MutantKind::Source { edits } = &m.mutation else { continue };
+            let source = apply_edits(&desc.cuda, edits);
+            match existing.get(&m.id) {
+                Some(r) if r.source_hash == crate::sha256_hex(source.as_bytes()) => summary.resumed += 1,
+                _ => todo.push((m, source)),
+            }
+        }
+
+        let total = summary.resumed + todo.len();
+        let next = AtomicUsize::new(0);
+        let (tx, rx) = mpsc::channel::<Result<Outcome, CompileError>>();
+        let mut compile_ms = 0.0;
+        let mut failure = None;
+        std::thread::scope(|scope| {
+            for _ in 0..self.threads.min(todo.len()).max(1) {
+                let tx = tx.clone();
+                let (todo, next) = (&todo, &next);
+                scope.spawn(move || loop {
+                    if interrupt.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((m, source)) = todo.get(i) else { break };
+                    let result = self.compile_one(&desc.name, Some(&m.id), source).map(|(record, _)| Outcome { mutant: m.id.clone(), record });
+                    if tx.send(result).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            // The one writer: batch results into short transactions.
+            let mut batch = Vec::new();
+            let mut last = Instant::now();
+            let mut done = summary.resumed;
+            reporter.progress(&desc.name, done, total);
+            for outcome in rx {
+                match outcome {
+                    Ok(o) => {
+                        if o.record.cached {
+                            summary.cached += 1;
+                        } else {
+                            summary.compiled += 1;
+                            compile_ms += o.record.compile_ms;
+                        }
+                        debug_assert!(!o.mutant.is_empty());
+                        batch.push(o.record);
+                        done += 1;
+                    }
+                    Err(e) => {
+                        interrupt.store(true, Ordering::Relaxed);
+                        failure.get_or_insert(e);
+                    }
+                }
+                if batch.len() >= 64 || last.elapsed() > Duration::from_millis(250) {
+                    if let Err(e) = store.put_compilations(&batch, run) {
+                        failure.get_or_insert(e.into());
+                    }
+                    batch.clear();
+                    last = Instant::now();
+                    reporter.progress(&desc.name, done, total);
+                }
+            }
+            if let Err(e) = store.put_compilations(&batch, run) {
+                failure.get_or_insert(e.into());
+            }
+            reporter.progress(&desc.name, done, total);
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        summary.mean_compile_ms = if summary.compiled > 0 { compile_ms / summary.compiled as f64 } else { 0.0 };
+        if interrupt.load(Ordering::Relaxed) {
+            summary.interrupted = true;
+            return Ok(summary);
+        }
+
+        let records = store.compilations(&desc.name, &target)?;
+        let inputs: Vec<(String, Option<String>, bool)> = mutants
+            .iter()
+            .map(|m| {
+                let launch = matches!(m.mutation, MutantKind::Launch { .. });
+                (m.id.clone(), records.get(&m.id).and_then(|r| r.image_hash.clone()), launch)
+            })
+            .collect();
+        let classes = classify(&original_image, &inputs);
+        let family: BTreeMap<&str, Family> = mutants.iter().map(|m| (m.id.as_str(), m.family)).collect();
+        let mut rows = Vec::with_capacity(classes.len());
+        for (id, class) in &classes {
+            let slot = match class {
+                Class::Stillborn => 1,
+                Class::Equivalent => 2,
+                Class::Duplicate { .. } => 3,
+                Class::Live => 4,
+            };
+            summary.counts[0] += 1;
+            summary.counts[slot] += 1;
+            let f = summary.by_family.entry(family[id.as_str()]).or_default();
+            f[0] += 1;
+            f[slot] += 1;
+            rows.push(ClassRecord {
+                mutant: id.clone(),
+                class: class.name().to_owned(),
+                duplicate_of: match class {
+                    Class::Duplicate { of } => Some(of.clone()),
+                    _ => None,
+                },
+            });
+        }
+        store.put_classes(&desc.name, &target, &rows)?;
+        Ok(summary)
+    }
+}

@@ -1,0 +1,269 @@
+//! The store: one SQLite file (default `kmut.sqlite` in the working folder) that every stage
+//! reads and extends. This crate owns the schema and its migrations; `docs/store.md` documents
+//! each table.
+//!
+//! Every stage writes as it goes, in short transactions, so a killed run loses at most the
+//! results in flight and a re-run resumes from what is stored.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use kmut_model::{Mutant, SubstrateDescription};
+use rusqlite::{params, Connection, OptionalExtension};
+
+mod schema;
+
+pub use schema::SCHEMA_VERSION;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("could not open the store `{path}`")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("the store `{path}` has schema version {found}, newer than this kmut's {supported}; upgrade kmut")]
+    TooNew { path: PathBuf, found: i64, supported: i64 },
+    #[error("store query failed")]
+    Sql(#[from] rusqlite::Error),
+    #[error("a stored mutant is not valid JSON")]
+    Json(#[from] serde_json::Error),
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// One compilation outcome of one source (a mutant or an original) for one target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompileRecord {
+    /// Mutant id, or `None` for the substrate's original source.
+    pub mutant: Option<String>,
+    pub substrate: String,
+    /// The NVRTC version and options, as one string (`Target::key`).
+    pub target: String,
+    /// SHA-256 of the compiled source.
+    pub source_hash: String,
+    /// SHA-256 of the CUBIN, `None` when the source did not compile.
+    pub image_hash: Option<String>,
+    pub log: String,
+    /// Compile time; 0 for a cache hit.
+    pub compile_ms: f64,
+    pub cached: bool,
+}
+
+/// The compile class of a mutant for one target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassRecord {
+    pub mutant: String,
+    pub class: String,
+    pub duplicate_of: Option<String>,
+}
+
+/// An open store.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Open (creating and migrating as needed) the store at `path`.
+    pub fn open(path: &Path) -> Result<Store> {
+        let open_err = |source| StoreError::Open { path: path.to_path_buf(), source };
+        let conn = Connection::open(path).map_err(open_err)?;
+        conn.busy_timeout(Duration::from_secs(30)).map_err(open_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON").map_err(open_err)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_err)?;
+        let mut store = Store { conn, path: path.to_path_buf() };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let found: i64 = self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if found > SCHEMA_VERSION {
+            return Err(StoreError::TooNew { path: self.path.clone(), found, supported: SCHEMA_VERSION });
+        }
+        let tx = self.conn.transaction()?;
+        for (version, sql) in schema::MIGRATIONS.iter().enumerate() {
+            let version = version as i64 + 1;
+            if version > found {
+                tx.execute_batch(sql)?;
+                tx.pragma_update(None, "user_version", version)?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Record the start of a run; returns its id.
+    pub fn begin_run(&self, command: &str, nvrtc_version: &str, options: &str) -> Result<i64> {
+        let host = std::env::var("HOSTNAME").or_else(|_| std::fs::read_to_string("/etc/hostname").map(|s| s.trim().to_owned())).unwrap_or_default();
+        self.conn.execute(
+            "INSERT INTO runs (command, kmut_version, host, nvrtc_version, options, started_at, status) VALUES (?1, ?2, ?3, ?4, ?5, datetime('now'), 'running')",
+            params![command, env!("CARGO_PKG_VERSION"), host, nvrtc_version, options],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Record how a run ended (`done`, `interrupted`, `failed`).
+    pub fn finish_run(&self, run: i64, status: &str) -> Result<()> {
+        self.conn.execute("UPDATE runs SET finished_at = datetime('now'), status = ?2 WHERE id = ?1", params![run, status])?;
+        Ok(())
+    }
+
+    /// Insert or update a substrate.
+    pub fn put_substrate(&self, desc: &SubstrateDescription, cuda_hash: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO substrates (name, path, level, cuda, cuda_hash, description, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, datetime('now'))
+             ON CONFLICT(name) DO UPDATE SET path = excluded.path, level = excluded.level, cuda = excluded.cuda,
+               cuda_hash = excluded.cuda_hash, description = excluded.description, updated_at = excluded.updated_at",
+            params![desc.name, desc.path, desc.level, desc.cuda, cuda_hash, serde_json::to_string(desc)?],
+        )?;
+        Ok(())
+    }
+
+    /// Make the stored mutants of `substrate` exactly `mutants`: new ones are added, changed
+    /// ones updated, and ones no longer generated removed with their results.
+    pub fn replace_mutants(&mut self, substrate: &str, mutants: &[Mutant]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute("CREATE TEMP TABLE IF NOT EXISTS keep (id TEXT PRIMARY KEY)", [])?;
+        tx.execute("DELETE FROM keep", [])?;
+        {
+            let mut keep = tx.prepare("INSERT OR IGNORE INTO keep (id) VALUES (?1)")?;
+            let mut put = tx.prepare(
+                "INSERT INTO mutants (id, substrate, rule, family, kernel, layer, depth, line, kind, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                 ON CONFLICT(id) DO UPDATE SET substrate = excluded.substrate, rule = excluded.rule, family = excluded.family,
+                   kernel = excluded.kernel, layer = excluded.layer, depth = excluded.depth, line = excluded.line, kind = excluded.kind, body = excluded.body",
+            )?;
+            for m in mutants {
+                keep.execute(params![m.id])?;
+                let kind = match m.mutation {
+                    kmut_model::MutantKind::Source { .. } => "source",
+                    kmut_model::MutantKind::Launch { .. } => "launch",
+                };
+                put.execute(params![m.id, m.substrate, m.rule, m.family.name(), m.kernel, m.layer, m.depth, m.line, kind, serde_json::to_string(m)?])?;
+            }
+        }
+        tx.execute("DELETE FROM mutants WHERE substrate = ?1 AND id NOT IN (SELECT id FROM keep)", params![substrate])?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The stored mutants of `substrate`, ordered by id.
+    pub fn mutants(&self, substrate: &str) -> Result<Vec<Mutant>> {
+        let mut stmt = self.conn.prepare("SELECT body FROM mutants WHERE substrate = ?1 ORDER BY id")?;
+        let rows = stmt.query_map(params![substrate], |r| r.get::<_, String>(0))?;
+        rows.map(|r| Ok(serde_json::from_str(&r?)?)).collect()
+    }
+
+    /// Store compile records in one transaction.
+    pub fn put_compilations(&mut self, records: &[CompileRecord], run: i64) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut mutant = tx.prepare(
+                "INSERT OR REPLACE INTO compilations (mutant, target, source_hash, image_hash, log, compile_ms, cached, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?;
+            let mut original = tx.prepare(
+                "INSERT OR REPLACE INTO originals (substrate, target, source_hash, image_hash, log, compile_ms, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
+            for r in records {
+                match &r.mutant {
+                    Some(id) => mutant.execute(params![id, r.target, r.source_hash, r.image_hash, r.log, r.compile_ms, r.cached, run])?,
+                    None => original.execute(params![r.substrate, r.target, r.source_hash, r.image_hash, r.log, r.compile_ms, run])?,
+                };
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The compile record of a substrate's original source, if any.
+    pub fn original(&self, substrate: &str, target: &str) -> Result<Option<CompileRecord>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT source_hash, image_hash, log, compile_ms FROM originals WHERE substrate = ?1 AND target = ?2",
+                params![substrate, target],
+                |r| {
+                    Ok(CompileRecord {
+                        mutant: None,
+                        substrate: substrate.to_owned(),
+                        target: target.to_owned(),
+                        source_hash: r.get(0)?,
+                        image_hash: r.get(1)?,
+                        log: r.get(2)?,
+                        compile_ms: r.get(3)?,
+                        cached: false,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Compile records of a substrate's mutants for `target`, by mutant id.
+    pub fn compilations(&self, substrate: &str, target: &str) -> Result<HashMap<String, CompileRecord>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT c.mutant, c.source_hash, c.image_hash, c.log, c.compile_ms, c.cached FROM compilations c
+             JOIN mutants m ON m.id = c.mutant WHERE m.substrate = ?1 AND c.target = ?2",
+        )?;
+        let rows = stmt.query_map(params![substrate, target], |r| {
+            Ok(CompileRecord {
+                mutant: Some(r.get(0)?),
+                substrate: substrate.to_owned(),
+                target: target.to_owned(),
+                source_hash: r.get(1)?,
+                image_hash: r.get(2)?,
+                log: r.get(3)?,
+                compile_ms: r.get(4)?,
+                cached: r.get(5)?,
+            })
+        })?;
+        let mut out = HashMap::new();
+        for r in rows {
+            let r = r?;
+            out.insert(r.mutant.clone().unwrap_or_default(), r);
+        }
+        Ok(out)
+    }
+
+    /// Replace the classes of a substrate's mutants for `target`.
+    pub fn put_classes(&mut self, substrate: &str, target: &str, classes: &[ClassRecord]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute("DELETE FROM classes WHERE target = ?2 AND mutant IN (SELECT id FROM mutants WHERE substrate = ?1)", params![substrate, target])?;
+        {
+            let mut put = tx.prepare("INSERT INTO classes (mutant, target, class, duplicate_of) VALUES (?1, ?2, ?3, ?4)")?;
+            for c in classes {
+                put.execute(params![c.mutant, target, c.class, c.duplicate_of])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Classes of a substrate's mutants for `target`, by mutant id.
+    pub fn classes(&self, substrate: &str, target: &str) -> Result<HashMap<String, ClassRecord>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT c.mutant, c.class, c.duplicate_of FROM classes c JOIN mutants m ON m.id = c.mutant WHERE m.substrate = ?1 AND c.target = ?2",
+        )?;
+        let rows = stmt.query_map(params![substrate, target], |r| Ok(ClassRecord { mutant: r.get(0)?, class: r.get(1)?, duplicate_of: r.get(2)? }))?;
+        let mut out = HashMap::new();
+        for r in rows {
+            let r = r?;
+            out.insert(r.mutant.clone(), r);
+        }
+        Ok(out)
+    }
+
+    /// `(command, status)` of every run, oldest first.
+    pub fn runs(&self) -> Result<Vec<(String, String)>> {
+        let mut stmt = self.conn.prepare("SELECT command, status FROM runs ORDER BY id")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+}

@@ -1,0 +1,72 @@
+//! The schema, as an ordered list of migrations. Never edit a migration that has shipped:
+//! append a new one. `PRAGMA user_version` holds the number applied.
+
+/// The schema version this kmut writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+pub(crate) const MIGRATIONS: &[&str] = &[
+    // 1: runs, substrates, mutants, compilation outcomes and classes.
+    r"
+    CREATE TABLE runs (
+        id            INTEGER PRIMARY KEY,
+        command       TEXT NOT NULL,
+        kmut_version  TEXT NOT NULL,
+        host          TEXT NOT NULL,
+        nvrtc_version TEXT NOT NULL,
+        options       TEXT NOT NULL,
+        started_at    TEXT NOT NULL,
+        finished_at   TEXT,
+        status        TEXT NOT NULL
+    );
+    CREATE TABLE substrates (
+        name        TEXT PRIMARY KEY,
+        path        TEXT NOT NULL,
+        level       INTEGER NOT NULL,
+        cuda        TEXT NOT NULL,
+        cuda_hash   TEXT NOT NULL,
+        description TEXT NOT NULL,
+        updated_at  TEXT NOT NULL
+    );
+    CREATE TABLE mutants (
+        id        TEXT PRIMARY KEY,
+        substrate TEXT NOT NULL REFERENCES substrates(name) ON DELETE CASCADE,
+        rule      TEXT NOT NULL,
+        family    TEXT NOT NULL,
+        kernel    TEXT NOT NULL,
+        layer     INTEGER,
+        depth     REAL NOT NULL,
+        line      INTEGER NOT NULL,
+        kind      TEXT NOT NULL,
+        body      TEXT NOT NULL
+    );
+    CREATE INDEX mutants_by_substrate ON mutants(substrate);
+    CREATE TABLE originals (
+        substrate   TEXT NOT NULL REFERENCES substrates(name) ON DELETE CASCADE,
+        target      TEXT NOT NULL,
+        source_hash TEXT NOT NULL,
+        image_hash  TEXT,
+        log         TEXT NOT NULL,
+        compile_ms  REAL NOT NULL,
+        run         INTEGER REFERENCES runs(id),
+        PRIMARY KEY (substrate, target)
+    );
+    CREATE TABLE compilations (
+        mutant      TEXT NOT NULL REFERENCES mutants(id) ON DELETE CASCADE,
+        target      TEXT NOT NULL,
+        source_hash TEXT NOT NULL,
+        image_hash  TEXT,
+        log         TEXT NOT NULL,
+        compile_ms  REAL NOT NULL,
+        cached      INTEGER NOT NULL,
+        run         INTEGER REFERENCES runs(id),
+        PRIMARY KEY (mutant, target)
+    );
+    CREATE TABLE classes (
+        mutant       TEXT NOT NULL REFERENCES mutants(id) ON DELETE CASCADE,
+        target       TEXT NOT NULL,
+        class        TEXT NOT NULL CHECK (class IN ('stillborn', 'equivalent', 'duplicate', 'live')),
+        duplicate_of TEXT,
+        PRIMARY KEY (mutant, target)
+    );
+    ",
+];
