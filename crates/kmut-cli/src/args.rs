@@ -58,9 +58,64 @@ pub enum Command {
     #[command(verbatim_doc_comment)]
     Mutate(MutateArgs),
 
+    /// Compile every mutant to CUBIN with NVRTC and classify it: stillborn, equivalent,
+    /// duplicate or live.
+    ///
+    /// Substrates are mutated (as `kmut mutate` does), their mutants stored, and every source
+    /// mutant and each original compiled on a thread pool through a content-addressed image
+    /// cache. A mutant is stillborn when NVRTC rejects it, equivalent when its image equals the
+    /// original's, a duplicate when it equals an earlier mutant's (the lowest id represents
+    /// them), live otherwise; launch mutants reuse the original image and are live. Results go
+    /// to the store as they arrive: after Ctrl-C or a crash, run the same command to resume.
+    ///
+    /// Examples:
+    ///   kmut compile                                   # every substrates/accepted/*.py
+    ///   kmut compile substrates/accepted/L1p23_softmax.py --threads 8
+    ///   kmut compile --store runs/h200.sqlite --arch sm_90
+    #[command(verbatim_doc_comment)]
+    Compile(CompileArgs),
+
     /// Benchmarks of kmut's own stages.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompileArgs {
+    /// Substrate files; default: every `substrates/accepted/*.py` under the working folder.
+    #[arg(value_name = "SUBSTRATE")]
+    pub substrates: Vec<PathBuf>,
+    #[command(flatten)]
+    pub compile: CompileOptions,
+    /// Only rules whose id matches this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub rules: Vec<String>,
+    /// Only rules of this family (repeatable).
+    #[arg(long, value_name = "FAMILY")]
+    pub family: Vec<String>,
+    /// The store (SQLite) to write; default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompileOptions {
+    /// NVRTC target architecture.
+    #[arg(long, default_value = "sm_90", value_name = "ARCH")]
+    pub arch: String,
+    /// Compiler threads; default: every core.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// The image cache folder; default `$KMUT_CACHE_DIR`, `$XDG_CACHE_HOME/kmut` or `~/.cache/kmut`.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache: Option<PathBuf>,
+    /// Compile everything afresh, reading and writing no cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// The NVRTC library (or its folder); default `$KMUT_NVRTC`, then the `nvidia` wheel of this
+    /// Python, then `$CUDA_HOME`, then `/usr/local/cuda`.
+    #[arg(long, value_name = "PATH")]
+    pub nvrtc: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -68,6 +123,25 @@ pub enum BenchCommand {
     /// Time generating every mutant of substrates with every rule (substrates are read once,
     /// untimed).
     Mutate(BenchMutateArgs),
+    /// Time compiling mutants with NVRTC, without the cache: ms per mutant on one thread, then
+    /// throughput on N threads.
+    Compile(BenchCompileArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchCompileArgs {
+    /// Substrate files.
+    #[arg(required = true, value_name = "SUBSTRATE")]
+    pub substrates: Vec<PathBuf>,
+    /// How many source mutants to compile (an evenly spaced sample over all of them).
+    #[arg(long, default_value_t = 64)]
+    pub sample: usize,
+    /// Threads for the throughput measurement; default: every core.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// NVRTC target architecture.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
 }
 
 #[derive(Debug, clap::Args)]

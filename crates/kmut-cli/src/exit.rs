@@ -11,4 +11,6 @@ pub enum ExitStatus {
     Error = 2,
     /// The command line could not be parsed.
     Usage = 64,
+    /// Interrupted (Ctrl-C); what finished is stored and a re-run resumes.
+    Interrupted = 130,
 }

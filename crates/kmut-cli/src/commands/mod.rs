@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod bench;
+mod compile;
 mod gate;
 mod mutate;
 mod rules;
@@ -13,6 +14,8 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Gate(args) => gate::run(&args, env),
         Command::Rules(args) => rules::run(&args),
         Command::Mutate(args) => mutate::run(&args, env),
+        Command::Compile(args) => compile::run(&args, env),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
+        Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
     }
 }

@@ -1,0 +1,213 @@
+//! `kmut compile`: mutate, store, compile and classify; a table per substrate and per family.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use anyhow::Context as _;
+use kmut_compile::{CompileStage, ImageCache, Reporter, SubstrateSummary};
+use kmut_model::Family;
+use kmut_nvrtc::{Compiler, NvrtcSearch, Options};
+use kmut_rules::select::select;
+use kmut_store::Store;
+
+use crate::args::{CompileArgs, CompileOptions};
+use crate::{Environment, ExitStatus};
+
+const CLASSES: [&str; 5] = ["generated", "stillborn", "equivalent", "duplicate", "live"];
+
+pub fn run(args: &CompileArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    let substrates = substrate_paths(&args.substrates)?;
+    let rules = select(&args.rules, &args.family)?;
+    let compiler = open_compiler(&args.compile, env)?;
+    let cache = cache(&args.compile);
+    let threads = args.compile.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let options = Options { arch: args.compile.arch.clone(), extra: Vec::new() };
+    let stage = CompileStage::new(&compiler, cache.clone(), threads, options)?;
+    let store_path = args.store.clone().or_else(|| std::env::var_os("KMUT_STORE").map(PathBuf::from)).unwrap_or_else(|| PathBuf::from("kmut.sqlite"));
+    let mut store = Store::open(&store_path)?;
+    let target = stage.target.key();
+    let run = store.begin_run("compile", &format!("{}.{}", stage.target.nvrtc.0, stage.target.nvrtc.1), &target)?;
+    let interrupt = interrupt_flag();
+    let reporter = Progress::new();
+
+    let mut summaries = Vec::new();
+    let mut outcome = Ok(());
+    for path in &substrates {
+        if interrupt.load(Ordering::Relaxed) {
+            break;
+        }
+        let step = (|| -> anyhow::Result<SubstrateSummary> {
+            let desc = (env.describe)(path).with_context(|| format!("could not read the substrate `{}`", path.display()))?;
+            let out = kmut_rules::mutate(&desc, &rules)?;
+            store.put_substrate(&desc, &kmut_compile::sha256_hex(desc.cuda.as_bytes()))?;
+            store.replace_mutants(&desc.name, &out.mutants)?;
+            Ok(stage.run(&mut store, run, &desc, &out.mutants, &interrupt, &reporter)?)
+        })();
+        reporter.finish();
+        match step {
+            Ok(s) => summaries.push(s),
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        }
+    }
+    let interrupted = interrupt.load(Ordering::Relaxed) || summaries.iter().any(|s| s.interrupted);
+    store.finish_run(run, if outcome.is_err() { "failed" } else if interrupted { "interrupted" } else { "done" })?;
+    outcome?;
+    print_tables(&summaries);
+    let compiled: usize = summaries.iter().map(|s| s.compiled).sum();
+    let cached: usize = summaries.iter().map(|s| s.cached).sum();
+    let resumed: usize = summaries.iter().map(|s| s.resumed).sum();
+    let cache_note = cache.map_or_else(|| "no cache".to_owned(), |c| format!("cache {}", c.dir().display()));
+    eprintln!(
+        "{target}; {compiled} compiled now, {cached} from the cache, {resumed} already in the store `{}`; {cache_note}",
+        store_path.display()
+    );
+    if interrupted {
+        eprintln!("interrupted: the results so far are stored; run the same command again to resume");
+        return Ok(ExitStatus::Interrupted);
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// The given paths, or every accepted substrate under the working folder.
+pub fn substrate_paths(given: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    if !given.is_empty() {
+        for p in given {
+            anyhow::ensure!(p.is_file(), "`{}` is not a file", p.display());
+        }
+        return Ok(given.to_vec());
+    }
+    let dir = Path::new("substrates/accepted");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("no substrate given and `{}` cannot be read", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "py"))
+        .collect();
+    found.sort();
+    anyhow::ensure!(!found.is_empty(), "no substrate given and `{}` holds none", dir.display());
+    Ok(found)
+}
+
+pub fn open_compiler(opts: &CompileOptions, env: &Environment) -> anyhow::Result<Compiler> {
+    let search = NvrtcSearch { explicit: opts.nvrtc.clone(), site_dirs: env.site_dirs.clone() };
+    Ok(Compiler::open(&search)?)
+}
+
+fn cache(opts: &CompileOptions) -> Option<ImageCache> {
+    (!opts.no_cache).then(|| ImageCache::new(opts.cache.clone().unwrap_or_else(ImageCache::default_dir)))
+}
+
+/// Ctrl-C sets the flag (the stage stops taking work and keeps what it has); a second Ctrl-C
+/// exits at once.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = Arc::clone(&flag);
+    let _ = ctrlc::set_handler(move || {
+        if f.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\ninterrupt: finishing the compilations in flight (Ctrl-C again to quit at once)");
+    });
+    flag
+}
+
+/// A progress line on stderr: redrawn in place on a terminal, every 10% otherwise; hidden
+/// when `KMUT_NO_PROGRESS` is set.
+struct Progress {
+    tty: bool,
+    hidden: bool,
+    /// (substrate, when its first progress arrived, last decile printed)
+    state: Mutex<(String, Instant, usize)>,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        Progress {
+            tty: std::io::stderr().is_terminal(),
+            hidden: std::env::var_os("KMUT_NO_PROGRESS").is_some(),
+            state: Mutex::new((String::new(), Instant::now(), 0)),
+        }
+    }
+
+    fn finish(&self) {
+        if self.tty && !self.hidden {
+            eprintln!();
+        }
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).0.clear();
+    }
+}
+
+impl Reporter for Progress {
+    fn progress(&self, substrate: &str, done: usize, total: usize) {
+        if self.hidden {
+            return;
+        }
+        let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if state.0 != substrate {
+            *state = (substrate.to_owned(), Instant::now(), 0);
+        }
+        let (start, last_decile) = (state.1, state.2);
+        let secs = start.elapsed().as_secs_f64().max(1e-3);
+        let rate = done as f64 / secs;
+        let eta = if rate > 0.0 { (total - done) as f64 / rate } else { 0.0 };
+        let line = format!("compile {substrate}: {done}/{total} mutants, {rate:.1}/s, ETA {eta:.0} s");
+        if self.tty {
+            eprint!("\r{line:<100}");
+            let _ = std::io::stderr().flush();
+        } else {
+            let decile = if total == 0 { 10 } else { done * 10 / total };
+            if decile > last_decile || done == 0 && last_decile == 0 {
+                eprintln!("{line}");
+                state.2 = decile.max(1);
+            }
+        }
+    }
+}
+
+fn print_tables(summaries: &[SubstrateSummary]) {
+    let width = summaries.iter().map(|s| s.substrate.len()).max().unwrap_or(9).max(15);
+    let header = |first: &str| {
+        let mut h = format!("{first:<width$}");
+        for c in CLASSES {
+            h.push_str(&format!("  {c:>10}"));
+        }
+        h
+    };
+    let row = |name: &str, counts: &[usize; 5]| {
+        let mut r = format!("{name:<width$}");
+        for n in counts {
+            r.push_str(&format!("  {n:>10}"));
+        }
+        r
+    };
+    println!("{}", header("substrate"));
+    let mut total = [0usize; 5];
+    let mut families: BTreeMap<Family, [usize; 5]> = BTreeMap::new();
+    for s in summaries {
+        println!("{}", row(&s.substrate, &s.counts));
+        for i in 0..5 {
+            total[i] += s.counts[i];
+        }
+        for (f, c) in &s.by_family {
+            let t = families.entry(*f).or_default();
+            for i in 0..5 {
+                t[i] += c[i];
+            }
+        }
+    }
+    if summaries.len() > 1 {
+        println!("{}", row("total", &total));
+    }
+    println!("\n{}", header("family"));
+    for f in Family::ALL {
+        if let Some(c) = families.get(&f) {
+            println!("{}", row(f.name(), c));
+        }
+    }
+}
