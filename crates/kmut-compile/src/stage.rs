@@ -57,6 +57,8 @@ pub struct CompileStage<'a> {
     pub target: Target,
     /// The file name NVRTC sees: the same for every source, so it cannot make images differ.
     pub program_name: &'static str,
+    /// Results per store transaction (a transaction is also closed every 250 ms).
+    pub batch: usize,
 }
 
 struct Outcome {
@@ -67,7 +69,7 @@ struct Outcome {
 impl CompileStage<'_> {
     pub fn new(compiler: &Compiler, cache: Option<ImageCache>, threads: usize, options: Options) -> Result<CompileStage<'_>, CompileError> {
         let target = Target { nvrtc: compiler.version()?, options };
-        Ok(CompileStage { compiler, cache, threads: threads.max(1), target, program_name: "kernel.cu" })
+        Ok(CompileStage { compiler, cache, threads: threads.max(1), target, program_name: "kernel.cu", batch: 64 })
     }
 
     /// Compile one source through the cache: (record, compiled now?).
@@ -183,7 +185,7 @@ impl CompileStage<'_> {
                         failure.get_or_insert(e);
                     }
                 }
-                if batch.len() >= 64 || last.elapsed() > Duration::from_millis(250) {
+                if batch.len() >= self.batch || last.elapsed() > Duration::from_millis(250) {
                     if let Err(e) = store.put_compilations(&batch, run) {
                         failure.get_or_insert(e.into());
                     }
