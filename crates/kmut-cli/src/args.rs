@@ -93,7 +93,7 @@ pub struct CompileArgs {
     /// Only rules of this family (repeatable).
     #[arg(long, value_name = "FAMILY")]
     pub family: Vec<String>,
-    /// The store (SQLite) to write; default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
+    /// The store (`SQLite`) to write; default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
 }

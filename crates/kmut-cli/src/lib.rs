@@ -10,6 +10,7 @@
 mod args;
 mod commands;
 mod exit;
+mod table;
 
 use std::path::PathBuf;
 

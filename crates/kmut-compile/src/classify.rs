@@ -42,13 +42,14 @@ pub fn classify(original: &str, mutants: &[(String, Option<String>, bool)]) -> V
                 match image.as_deref() {
                     None => Class::Stillborn,
                     Some(h) if h == original => Class::Equivalent,
-                    Some(h) => match first.get(h) {
-                        Some(rep) => Class::Duplicate { of: (*rep).to_owned() },
-                        None => {
+                    Some(h) => {
+                        if let Some(rep) = first.get(h) {
+                            Class::Duplicate { of: (*rep).to_owned() }
+                        } else {
                             first.insert(h, id);
                             Class::Live
                         }
-                    },
+                    }
                 }
             };
             (id.clone(), class)

@@ -61,33 +61,28 @@ pub struct CompileStage<'a> {
     pub batch: usize,
 }
 
-struct Outcome {
-    mutant: String,
-    record: CompileRecord,
-}
-
 impl CompileStage<'_> {
     pub fn new(compiler: &Compiler, cache: Option<ImageCache>, threads: usize, options: Options) -> Result<CompileStage<'_>, CompileError> {
         let target = Target { nvrtc: compiler.version()?, options };
         Ok(CompileStage { compiler, cache, threads: threads.max(1), target, program_name: "kernel.cu", batch: 64 })
     }
 
-    /// Compile one source through the cache: (record, compiled now?).
-    fn compile_one(&self, substrate: &str, mutant: Option<&str>, source: &str) -> Result<(CompileRecord, bool), CompileError> {
+    /// Compile one source through the cache.
+    fn compile_one(&self, substrate: &str, mutant: Option<&str>, source: &str) -> Result<CompileRecord, CompileError> {
         let target = self.target.key();
         let key = source_key(source, &target);
-        let (entry, ms, cached) = match self.cache.as_ref().and_then(|c| c.get(&key)) {
-            Some(entry) => (entry, 0.0, true),
-            None => {
-                let start = Instant::now();
-                let out = self.compiler.compile(source, self.program_name, &self.target.options)?;
-                let ms = start.elapsed().as_secs_f64() * 1e3;
-                let entry = CacheEntry { image: out.image, log: out.log };
-                if let Some(c) = &self.cache {
-                    c.put(&key, &entry)?;
-                }
-                (entry, ms, false)
+        let hit = self.cache.as_ref().and_then(|c| c.get(&key));
+        let (entry, ms, cached) = if let Some(entry) = hit {
+            (entry, 0.0, true)
+        } else {
+            let start = Instant::now();
+            let out = self.compiler.compile(source, self.program_name, &self.target.options)?;
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            let entry = CacheEntry { image: out.image, log: out.log };
+            if let Some(c) = &self.cache {
+                c.put(&key, &entry)?;
             }
+            (entry, ms, false)
         };
         let record = CompileRecord {
             mutant: mutant.map(str::to_owned),
@@ -99,7 +94,7 @@ impl CompileStage<'_> {
             compile_ms: ms,
             cached,
         };
-        Ok((record, !cached))
+        Ok(record)
     }
 
     /// Compile the original and every source mutant of one substrate not yet in the store,
@@ -113,74 +108,92 @@ impl CompileStage<'_> {
         interrupt: &AtomicBool,
         reporter: &dyn Reporter,
     ) -> Result<SubstrateSummary, CompileError> {
-        let target = self.target.key();
         let mut summary = SubstrateSummary { substrate: desc.name.clone(), ..SubstrateSummary::default() };
-
-        let original_hash = crate::sha256_hex(desc.cuda.as_bytes());
-        let original = match store.original(&desc.name, &target)? {
-            Some(r) if r.source_hash == original_hash => r,
-            _ => {
-                let (r, _) = self.compile_one(&desc.name, None, &desc.cuda)?;
-                store.put_compilations(std::slice::from_ref(&r), run)?;
-                r
-            }
-        };
-        let Some(original_image) = original.image_hash.clone() else {
-            return Err(CompileError::OriginalStillborn(desc.name.clone(), original.log));
-        };
-
-        let existing = store.compilations(&desc.name, &target)?;
+        let original_image = self.original(store, run, desc)?;
+        let existing = store.compilations(&desc.name, &self.target.key())?;
         let mut todo: Vec<(&Mutant, String)> = Vec::new();
         for m in mutants {
             let MutantKind::Source { edits } = &m.mutation else { continue };
             let source = apply_edits(&desc.cuda, edits);
             match existing.get(&m.id) {
-                Some(r) if r.source_hash == crate::sha256_hex(source.as_bytes()) => summary.resumed += 1,
+                Some(r) if r.source_hash == sha256_hex(source.as_bytes()) => summary.resumed += 1,
                 _ => todo.push((m, source)),
             }
         }
+        self.compile_pending(store, run, &desc.name, &todo, interrupt, reporter, &mut summary)?;
+        if interrupt.load(Ordering::Relaxed) {
+            summary.interrupted = true;
+            return Ok(summary);
+        }
+        self.classify_into(store, &desc.name, &original_image, mutants, &mut summary)?;
+        Ok(summary)
+    }
 
+    /// The image hash of the substrate's original source, compiled unless stored already.
+    fn original(&self, store: &mut Store, run: i64, desc: &SubstrateDescription) -> Result<String, CompileError> {
+        let hash = sha256_hex(desc.cuda.as_bytes());
+        let record = match store.original(&desc.name, &self.target.key())? {
+            Some(r) if r.source_hash == hash => r,
+            _ => {
+                let r = self.compile_one(&desc.name, None, &desc.cuda)?;
+                store.put_compilations(std::slice::from_ref(&r), run)?;
+                r
+            }
+        };
+        record.image_hash.ok_or(CompileError::OriginalStillborn(desc.name.clone(), record.log))
+    }
+
+    /// Compile `todo` on the thread pool; this thread is the one store writer, batching
+    /// results into short transactions.
+    #[allow(clippy::too_many_arguments)]
+    fn compile_pending(
+        &self,
+        store: &mut Store,
+        run: i64,
+        substrate: &str,
+        todo: &[(&Mutant, String)],
+        interrupt: &AtomicBool,
+        reporter: &dyn Reporter,
+        summary: &mut SubstrateSummary,
+    ) -> Result<(), CompileError> {
         let total = summary.resumed + todo.len();
         let next = AtomicUsize::new(0);
-        let (tx, rx) = mpsc::channel::<Result<Outcome, CompileError>>();
+        let (tx, rx) = mpsc::channel::<Result<CompileRecord, CompileError>>();
         let mut compile_ms = 0.0;
         let mut failure = None;
         std::thread::scope(|scope| {
             for _ in 0..self.threads.min(todo.len()).max(1) {
                 let tx = tx.clone();
-                let (todo, next) = (&todo, &next);
+                let next = &next;
                 scope.spawn(move || loop {
                     if interrupt.load(Ordering::Relaxed) {
                         break;
                     }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((m, source)) = todo.get(i) else { break };
-                    let result = self.compile_one(&desc.name, Some(&m.id), source).map(|(record, _)| Outcome { mutant: m.id.clone(), record });
-                    if tx.send(result).is_err() {
+                    let Some((m, source)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                    if tx.send(self.compile_one(substrate, Some(&m.id), source)).is_err() {
                         break;
                     }
                 });
             }
             drop(tx);
-            // The one writer: batch results into short transactions.
             let mut batch = Vec::new();
             let mut last = Instant::now();
             let mut done = summary.resumed;
-            reporter.progress(&desc.name, done, total);
+            reporter.progress(substrate, done, total);
             for outcome in rx {
                 match outcome {
-                    Ok(o) => {
-                        if o.record.cached {
+                    Ok(record) => {
+                        if record.cached {
                             summary.cached += 1;
                         } else {
                             summary.compiled += 1;
-                            compile_ms += o.record.compile_ms;
+                            compile_ms += record.compile_ms;
                         }
-                        debug_assert!(!o.mutant.is_empty());
-                        batch.push(o.record);
+                        batch.push(record);
                         done += 1;
                     }
                     Err(e) => {
+                        // Stop the workers; the error is reported once they are done.
                         interrupt.store(true, Ordering::Relaxed);
                         failure.get_or_insert(e);
                     }
@@ -191,24 +204,32 @@ impl CompileStage<'_> {
                     }
                     batch.clear();
                     last = Instant::now();
-                    reporter.progress(&desc.name, done, total);
+                    reporter.progress(substrate, done, total);
                 }
             }
             if let Err(e) = store.put_compilations(&batch, run) {
                 failure.get_or_insert(e.into());
             }
-            reporter.progress(&desc.name, done, total);
+            reporter.progress(substrate, done, total);
         });
         if let Some(e) = failure {
             return Err(e);
         }
         summary.mean_compile_ms = if summary.compiled > 0 { compile_ms / summary.compiled as f64 } else { 0.0 };
-        if interrupt.load(Ordering::Relaxed) {
-            summary.interrupted = true;
-            return Ok(summary);
-        }
+        Ok(())
+    }
 
-        let records = store.compilations(&desc.name, &target)?;
+    /// Classify every mutant from the stored outcomes, store the classes and count them.
+    fn classify_into(
+        &self,
+        store: &mut Store,
+        substrate: &str,
+        original_image: &str,
+        mutants: &[Mutant],
+        summary: &mut SubstrateSummary,
+    ) -> Result<(), CompileError> {
+        let target = self.target.key();
+        let records = store.compilations(substrate, &target)?;
         let inputs: Vec<(String, Option<String>, bool)> = mutants
             .iter()
             .map(|m| {
@@ -216,10 +237,9 @@ impl CompileStage<'_> {
                 (m.id.clone(), records.get(&m.id).and_then(|r| r.image_hash.clone()), launch)
             })
             .collect();
-        let classes = classify(&original_image, &inputs);
         let family: BTreeMap<&str, Family> = mutants.iter().map(|m| (m.id.as_str(), m.family)).collect();
-        let mut rows = Vec::with_capacity(classes.len());
-        for (id, class) in &classes {
+        let mut rows = Vec::with_capacity(inputs.len());
+        for (id, class) in classify(original_image, &inputs) {
             let slot = match class {
                 Class::Stillborn => 1,
                 Class::Equivalent => 2,
@@ -231,16 +251,10 @@ impl CompileStage<'_> {
             let f = summary.by_family.entry(family[id.as_str()]).or_default();
             f[0] += 1;
             f[slot] += 1;
-            rows.push(ClassRecord {
-                mutant: id.clone(),
-                class: class.name().to_owned(),
-                duplicate_of: match class {
-                    Class::Duplicate { of } => Some(of.clone()),
-                    _ => None,
-                },
-            });
+            let duplicate_of = if let Class::Duplicate { of } = &class { Some(of.clone()) } else { None };
+            rows.push(ClassRecord { mutant: id, class: class.name().to_owned(), duplicate_of });
         }
-        store.put_classes(&desc.name, &target, &rows)?;
-        Ok(summary)
+        store.put_classes(substrate, &target, &rows)?;
+        Ok(())
     }
 }

@@ -1,4 +1,4 @@
-//! The compile stage against the real NVRTC and the real SQLite store.
+//! The compile stage against the real NVRTC and the real `SQLite` store.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

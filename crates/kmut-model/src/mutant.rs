@@ -125,7 +125,11 @@ pub fn mutant_id(substrate: &str, rule: &str, site: &str) -> String {
         h.update([0u8]);
     }
     let digest = h.finalize();
-    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+    digest.iter().take(6).fold(String::with_capacity(12), |mut s, b| {
+        use std::fmt::Write as _;
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }
 
 #[cfg(test)]

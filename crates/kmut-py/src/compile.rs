@@ -72,6 +72,7 @@ pub fn compile_cuda<'py>(
 /// Returns, per source, `(compiled, log)`.
 #[pyfunction]
 #[pyo3(signature = (sources, arch, site_dirs, threads = 0))]
+#[expect(clippy::needless_pass_by_value, reason = "the Python signature")]
 pub fn compile_many(py: Python<'_>, sources: Vec<String>, arch: &str, site_dirs: Vec<PathBuf>, threads: usize) -> PyResult<Vec<(bool, String)>> {
     let compiler = compiler(site_dirs).map_err(|e| errors::nvrtc(py, &e))?;
     let options = Options { arch: arch.to_owned(), extra: Vec::new() };

@@ -21,6 +21,7 @@ pub fn describe(path: &Path) -> anyhow::Result<SubstrateDescription> {
 /// Generate mutants for a description (as JSON); returns `{"mutants": [...], "unreadable": [...]}`.
 #[pyfunction]
 #[pyo3(signature = (description, rules = Vec::new(), families = Vec::new()))]
+#[expect(clippy::needless_pass_by_value, reason = "the Python signature")]
 pub fn mutate_json(py: Python<'_>, description: &str, rules: Vec<String>, families: Vec<String>) -> PyResult<String> {
     let raise = |msg: String| crate::errors::raise(py, "KmutError", (msg,));
     let desc: SubstrateDescription = serde_json::from_str(description).map_err(|e| raise(format!("bad description: {e}")))?;

@@ -221,8 +221,8 @@ fn unified_diff(name: &str, source: &str, edits: &[Edit]) -> String {
         for l in &new_lines {
             push('+', l);
         }
-        for l in &lines[(last + 1).min(lines.len())..=hi.max(last).min(lines.len() - 1)] {
-            if last + 1 <= hi {
+        if last < hi {
+            for l in &lines[last + 1..=hi] {
                 push(' ', l);
             }
         }

@@ -640,11 +640,8 @@ fn guard_bounds(ctx: &Ctx<'_>, delta: i32) -> Vec<Site> {
         .into_iter()
         .filter_map(|c| {
             let (l, r) = (field(c, "left")?, field(c, "right")?);
-            let bound = match (ctx.is_thread_derived(l), ctx.is_thread_derived(r)) {
-                (true, false) => r,
-                (false, true) => l,
-                _ => r,
-            };
+            // The bound is the side not derived from the thread index (the right when unclear).
+            let bound = if !ctx.is_thread_derived(l) && ctx.is_thread_derived(r) { l } else { r };
             Some(Site::replace(bound, shifted(ctx.text(bound), delta)))
         })
         .collect()
@@ -819,8 +816,8 @@ fn sentinel(ctx: &Ctx<'_>) -> Vec<Site> {
         let t = ctx.text(n);
         let hit = match n.kind() {
             "unary_expression" => op_text(ctx, n) == "-" && field(n, "argument").is_some_and(|a| is_sentinel_name(ctx.text(a)) || is_huge_literal(ctx.text(a))),
-            "identifier" => is_sentinel_name(t) && !n.parent().is_some_and(|p| p.kind() == "unary_expression"),
-            "number_literal" => is_huge_literal(t) && !n.parent().is_some_and(|p| p.kind() == "unary_expression"),
+            "identifier" => is_sentinel_name(t) && n.parent().is_none_or(|p| p.kind() != "unary_expression"),
+            "number_literal" => is_huge_literal(t) && n.parent().is_none_or(|p| p.kind() != "unary_expression"),
             _ => false,
         };
         if hit {

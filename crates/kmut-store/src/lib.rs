@@ -1,4 +1,4 @@
-//! The store: one SQLite file (default `kmut.sqlite` in the working folder) that every stage
+//! The store: one `SQLite` file (default `kmut.sqlite` in the working folder) that every stage
 //! reads and extends. This crate owns the schema and its migrations; `docs/store.md` documents
 //! each table.
 //!

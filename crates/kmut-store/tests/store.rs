@@ -1,4 +1,4 @@
-//! The real SQLite store: migrations, round trips, replacement of a substrate's mutants.
+//! The real `SQLite` store: migrations, round trips, replacement of a substrate's mutants.
 
 use kmut_model::{Family, Mutant, MutantKind, SubstrateDescription};
 use kmut_store::{ClassRecord, CompileRecord, Store, SCHEMA_VERSION};

@@ -60,12 +60,12 @@ pub fn run(args: &CompileArgs, env: &Environment) -> anyhow::Result<ExitStatus> 
     store.finish_run(run, if outcome.is_err() { "failed" } else if interrupted { "interrupted" } else { "done" })?;
     outcome?;
     print_tables(&summaries);
-    let compiled: usize = summaries.iter().map(|s| s.compiled).sum();
+    let fresh: usize = summaries.iter().map(|s| s.compiled).sum();
     let cached: usize = summaries.iter().map(|s| s.cached).sum();
     let resumed: usize = summaries.iter().map(|s| s.resumed).sum();
     let cache_note = cache.map_or_else(|| "no cache".to_owned(), |c| format!("cache {}", c.dir().display()));
     eprintln!(
-        "{target}; {compiled} compiled now, {cached} from the cache, {resumed} already in the store `{}`; {cache_note}",
+        "{target}; {fresh} compiled now, {cached} from the cache, {resumed} already in the store `{}`; {cache_note}",
         store_path.display()
     );
     if interrupted {
@@ -161,7 +161,7 @@ impl Reporter for Progress {
             eprint!("\r{line:<100}");
             let _ = std::io::stderr().flush();
         } else {
-            let decile = if total == 0 { 10 } else { done * 10 / total };
+            let decile = (done * 10).checked_div(total).unwrap_or(10);
             if decile > last_decile || done == 0 && last_decile == 0 {
                 eprintln!("{line}");
                 state.2 = decile.max(1);
@@ -171,43 +171,27 @@ impl Reporter for Progress {
 }
 
 fn print_tables(summaries: &[SubstrateSummary]) {
-    let width = summaries.iter().map(|s| s.substrate.len()).max().unwrap_or(9).max(15);
-    let header = |first: &str| {
-        let mut h = format!("{first:<width$}");
-        for c in CLASSES {
-            h.push_str(&format!("  {c:>10}"));
-        }
-        h
-    };
     let row = |name: &str, counts: &[usize; 5]| {
-        let mut r = format!("{name:<width$}");
-        for n in counts {
-            r.push_str(&format!("  {n:>10}"));
-        }
+        let mut r = vec![name.to_owned()];
+        r.extend(counts.iter().map(ToString::to_string));
         r
     };
-    println!("{}", header("substrate"));
+    let add = |into: &mut [usize; 5], from: &[usize; 5]| into.iter_mut().zip(from).for_each(|(a, b)| *a += b);
     let mut total = [0usize; 5];
     let mut families: BTreeMap<Family, [usize; 5]> = BTreeMap::new();
+    let mut rows = Vec::new();
     for s in summaries {
-        println!("{}", row(&s.substrate, &s.counts));
-        for i in 0..5 {
-            total[i] += s.counts[i];
-        }
+        rows.push(row(&s.substrate, &s.counts));
+        add(&mut total, &s.counts);
         for (f, c) in &s.by_family {
-            let t = families.entry(*f).or_default();
-            for i in 0..5 {
-                t[i] += c[i];
-            }
+            add(families.entry(*f).or_default(), c);
         }
     }
     if summaries.len() > 1 {
-        println!("{}", row("total", &total));
+        rows.push(row("total", &total));
     }
-    println!("\n{}", header("family"));
-    for f in Family::ALL {
-        if let Some(c) = families.get(&f) {
-            println!("{}", row(f.name(), c));
-        }
-    }
+    let header = |first| std::iter::once(first).chain(CLASSES).collect::<Vec<&str>>();
+    print!("{}", crate::table::render(&header("substrate"), &rows));
+    let family_rows: Vec<Vec<String>> = Family::ALL.iter().filter_map(|f| families.get(f).map(|c| row(f.name(), c))).collect();
+    print!("\n{}", crate::table::render(&header("family"), &family_rows));
 }

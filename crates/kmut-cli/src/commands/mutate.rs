@@ -39,30 +39,18 @@ pub fn run(args: &MutateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
 }
 
 fn print_summary(summary: &[(String, BTreeMap<Family, usize>)]) {
-    let width = summary.iter().map(|(n, _)| n.len()).max().unwrap_or(9).max(9);
-    let mut header = format!("{:<width$}", "substrate");
-    for f in Family::ALL {
-        header.push_str(&format!("  {:>9}", &f.name()[..f.name().len().min(9)]));
-    }
-    header.push_str("      total");
-    eprintln!("\n{header}");
-    let mut totals = [0usize; 6];
-    for (name, counts) in summary {
-        let mut line = format!("{name:<width$}");
-        for (i, f) in Family::ALL.iter().enumerate() {
-            let n = counts.get(f).copied().unwrap_or(0);
-            totals[i] += n;
-            line.push_str(&format!("  {n:>9}"));
-        }
-        line.push_str(&format!("  {:>9}", counts.values().sum::<usize>()));
-        eprintln!("{line}");
-    }
+    let mut header = vec!["substrate"];
+    header.extend(Family::ALL.iter().map(|f| f.name()));
+    header.push("total");
+    let row = |name: &str, counts: &dyn Fn(Family) -> usize| {
+        let mut r = vec![name.to_owned()];
+        r.extend(Family::ALL.iter().map(|f| counts(*f).to_string()));
+        r.push(Family::ALL.iter().map(|f| counts(*f)).sum::<usize>().to_string());
+        r
+    };
+    let mut rows: Vec<Vec<String>> = summary.iter().map(|(name, c)| row(name, &|f| c.get(&f).copied().unwrap_or(0))).collect();
     if summary.len() > 1 {
-        let mut line = format!("{:<width$}", "total");
-        for t in totals {
-            line.push_str(&format!("  {t:>9}"));
-        }
-        line.push_str(&format!("  {:>9}", totals.iter().sum::<usize>()));
-        eprintln!("{line}");
+        rows.push(row("total", &|f| summary.iter().map(|(_, c)| c.get(&f).copied().unwrap_or(0)).sum()));
     }
+    eprint!("\n{}", crate::table::render(&header, &rows));
 }
