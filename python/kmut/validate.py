@@ -21,6 +21,8 @@ PROBLEM_RE = re.compile(r"^(?P<number>[1-9][0-9]*)_[A-Za-z0-9_]+$")
 GLOBAL_RE = re.compile(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\(")
 
 MAX_THREADS_PER_BLOCK = 1024
+# The most a substrate may raise the small-suite CPU time limit to (`small_limit_s`).
+MAX_SMALL_LIMIT_S = 30.0
 MAX_BLOCK = (1024, 1024, 64)
 MAX_GRID = (2**31 - 1, 65535, 65535)
 
@@ -200,6 +202,12 @@ def _check_optional(fields: dict[str, Any], err: Any) -> None:
     notes = fields.get("notes")
     if notes is not None and not isinstance(notes, str):
         err("notes", f"expected a str, got {type(notes).__name__}")
+    limit = fields.get("small_limit_s")
+    if limit is not None:
+        if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 1.0 < limit <= MAX_SMALL_LIMIT_S:
+            err("small_limit_s", f"expected seconds above 1 and at most {MAX_SMALL_LIMIT_S:g}, got {limit!r}")
+        elif not fields.get("notes") or "small" not in fields["notes"]:
+            err("small_limit_s", "raising the small-suite limit needs its reason in `notes` (say why the smallest suite cannot be small)")
 
 
 # --- launch descriptors ---------------------------------------------------------------------

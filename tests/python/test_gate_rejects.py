@@ -124,3 +124,18 @@ def test_kernels_with_cpp_linkage_are_accepted_as_the_brief_allows(tmp_path):
     path.write_text(src, encoding="utf-8")
     results = run_worker(path)
     assert all(r["status"] in ("pass", "no_gpu") for r in results.values()), {c: r["detail"] for c, r in results.items()}
+
+
+def test_a_declared_small_limit_needs_a_reason_and_a_sane_value(tmp_path):
+    path = tmp_path / "candidate_L1p19_relu.py"
+    no_reason = BASE.replace('        notes="Official', '        small_limit_s=5.0,\n        notes="Official')
+    path.write_text(no_reason, encoding="utf-8")
+    assert "needs its reason in `notes`" in run_worker(path)["contract"]["detail"]
+    too_big = BASE.replace('        notes="Official', '        small_limit_s=600,\n        notes="small suite is costly. Official')
+    path.write_text(too_big, encoding="utf-8")
+    assert "at most 30" in run_worker(path)["contract"]["detail"]
+    fine = BASE.replace('        notes="Official', '        small_limit_s=5.0,\n        notes="The small suite is costly. Official')
+    path.write_text(fine, encoding="utf-8")
+    results = run_worker(path)
+    assert results["small_time"]["status"] == "pass"
+    assert "limit 5000 ms declared by the substrate" in results["small_time"]["detail"]
