@@ -17,6 +17,7 @@ if [ "${BENCH:-0}" = 1 ]; then
   python3 -m kmut bench compile substrates/accepted/*.py --sample 256 --threads "$(nproc)" 2>&1 | tee "$OUT/bench-compile.txt"
   python3 -m kmut bench mutate substrates/accepted/*.py --repeat 10 2>&1 | tee "$OUT/bench-mutate.txt"
 fi
+[ "${SKIP_GATE:-0}" = 1 ] && exit 0
 # With paths: gate them with --accept. Without: re-gate everything accepted.
 paths=("$@")
 [ ${#paths[@]} -gt 0 ] || paths=(substrates/accepted/*.py)
