@@ -26,16 +26,27 @@ impl Class {
     }
 }
 
-/// Classify mutants from their image hashes (`None`: did not compile). Launch mutants are
-/// passed with `launch = true` and are always live. Mutants are considered in id order, so the
-/// lowest id with a given image is the representative.
-pub fn classify(original: &str, mutants: &[(String, Option<String>, bool)]) -> Vec<(String, Class)> {
-    let mut order: Vec<&(String, Option<String>, bool)> = mutants.iter().collect();
-    order.sort_by(|a, b| a.0.cmp(&b.0));
+/// One mutant's compile outcome, as the classifier needs it.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub id: String,
+    /// The image hash, `None` when the source did not compile.
+    pub image: Option<String>,
+    /// The image hash of the original compiled in the same kernel scope.
+    pub original: String,
+    /// A launch mutant: it reuses the original image and is always live.
+    pub launch: bool,
+}
+
+/// Classify mutants from their image hashes. Mutants are considered in id order, so the lowest
+/// id with a given image is the representative.
+pub fn classify(mutants: &[Outcome]) -> Vec<(String, Class)> {
+    let mut order: Vec<&Outcome> = mutants.iter().collect();
+    order.sort_by(|a, b| a.id.cmp(&b.id));
     let mut first: HashMap<&str, &str> = HashMap::new();
     order
         .into_iter()
-        .map(|(id, image, launch)| {
+        .map(|Outcome { id, image, original, launch }| {
             let class = if *launch {
                 Class::Live
             } else {
@@ -63,8 +74,8 @@ mod tests {
 
     #[test]
     fn each_outcome_gets_its_class_and_the_lowest_id_represents_duplicates() {
-        let m = |id: &str, h: Option<&str>| (id.to_owned(), h.map(str::to_owned), false);
-        let got = classify("orig", &[m("c", Some("x")), m("a", Some("x")), m("b", None), m("d", Some("orig")), ("e".into(), Some("orig".into()), true)]);
+        let m = |id: &str, h: Option<&str>, launch| Outcome { id: id.into(), image: h.map(str::to_owned), original: "orig".into(), launch };
+        let got = classify(&[m("c", Some("x"), false), m("a", Some("x"), false), m("b", None, false), m("d", Some("orig"), false), m("e", Some("orig"), true)]);
         assert_eq!(
             got,
             [

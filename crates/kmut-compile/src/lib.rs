@@ -7,10 +7,12 @@
 
 mod cache;
 mod classify;
+mod scope;
 mod stage;
 
 pub use cache::{source_key, CacheEntry, ImageCache};
-pub use classify::{classify, Class};
+pub use classify::{classify, Class, Outcome};
+pub use scope::Scopes;
 pub use stage::{CompileStage, Reporter, SubstrateSummary, Target};
 
 /// The SHA-256 of `bytes` as 64 hex digits.

@@ -10,7 +10,8 @@ use kmut_nvrtc::{Compiler, Options};
 use kmut_store::{ClassRecord, CompileRecord, Store};
 
 use crate::cache::{source_key, CacheEntry, ImageCache};
-use crate::classify::{classify, Class};
+use crate::classify::{classify, Class, Outcome};
+use crate::scope::Scopes;
 use crate::{sha256_hex, CompileError};
 
 /// What an image is compiled for: the NVRTC version and the options. Recorded beside every
@@ -68,7 +69,7 @@ impl CompileStage<'_> {
     }
 
     /// Compile one source through the cache.
-    fn compile_one(&self, substrate: &str, mutant: Option<&str>, source: &str) -> Result<CompileRecord, CompileError> {
+    fn compile_one(&self, substrate: &str, mutant: Option<&str>, scope: &str, source: &str) -> Result<CompileRecord, CompileError> {
         let target = self.target.key();
         let key = source_key(source, &target);
         let hit = self.cache.as_ref().and_then(|c| c.get(&key));
@@ -88,6 +89,7 @@ impl CompileStage<'_> {
             mutant: mutant.map(str::to_owned),
             substrate: substrate.to_owned(),
             target,
+            scope: scope.to_owned(),
             source_hash: crate::sha256_hex(source.as_bytes()),
             image_hash: entry.image.as_deref().map(sha256_hex),
             log: entry.log,
@@ -109,15 +111,29 @@ impl CompileStage<'_> {
         reporter: &dyn Reporter,
     ) -> Result<SubstrateSummary, CompileError> {
         let mut summary = SubstrateSummary { substrate: desc.name.clone(), ..SubstrateSummary::default() };
-        let original_image = self.original(store, run, desc)?;
+        // A source tree-sitter cannot read is compiled whole (no cuts), never refused here.
+        let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
+        // The whole original must compile: it is the image every launch starts from.
+        let mut originals: BTreeMap<String, String> = BTreeMap::new();
+        let all = scopes.all();
+        originals.insert(Scopes::key(&all), self.original(store, run, desc, &scopes, &all)?);
         let existing = store.compilations(&desc.name, &self.target.key())?;
-        let mut todo: Vec<(&Mutant, String)> = Vec::new();
+        let mut todo: Vec<(&Mutant, String, String)> = Vec::new();
+        let mut scope_of: BTreeMap<&str, String> = BTreeMap::new();
         for m in mutants {
             let MutantKind::Source { edits } = &m.mutation else { continue };
-            let source = apply_edits(&desc.cuda, edits);
+            let scope = scopes.of(m);
+            let key = Scopes::key(&scope);
+            if !originals.contains_key(&key) {
+                originals.insert(key.clone(), self.original(store, run, desc, &scopes, &scope)?);
+            }
+            let mut all_edits = edits.clone();
+            all_edits.extend(scopes.cuts(&scope));
+            let source = apply_edits(&desc.cuda, &all_edits);
+            scope_of.insert(&m.id, key.clone());
             match existing.get(&m.id) {
-                Some(r) if r.source_hash == sha256_hex(source.as_bytes()) => summary.resumed += 1,
-                _ => todo.push((m, source)),
+                Some(r) if r.source_hash == sha256_hex(source.as_bytes()) && r.scope == key => summary.resumed += 1,
+                _ => todo.push((m, key, source)),
             }
         }
         self.compile_pending(store, run, &desc.name, &todo, interrupt, reporter, &mut summary)?;
@@ -125,22 +141,27 @@ impl CompileStage<'_> {
             summary.interrupted = true;
             return Ok(summary);
         }
-        self.classify_into(store, &desc.name, &original_image, mutants, &mut summary)?;
+        let full = originals[&Scopes::key(&all)].clone();
+        let original_of = |id: &str| scope_of.get(id).and_then(|k| originals.get(k)).cloned().unwrap_or_else(|| full.clone());
+        self.classify_into(store, &desc.name, &original_of, mutants, &mut summary)?;
         Ok(summary)
     }
 
-    /// The image hash of the substrate's original source, compiled unless stored already.
-    fn original(&self, store: &mut Store, run: i64, desc: &SubstrateDescription) -> Result<String, CompileError> {
-        let hash = sha256_hex(desc.cuda.as_bytes());
-        let record = match store.original(&desc.name, &self.target.key())? {
+    /// The image hash of the substrate's original source cut to `scope`, compiled unless stored.
+    fn original(&self, store: &mut Store, run: i64, desc: &SubstrateDescription, scopes: &Scopes, scope: &[String]) -> Result<String, CompileError> {
+        let key = Scopes::key(scope);
+        let source = apply_edits(&desc.cuda, &scopes.cuts(scope));
+        let hash = sha256_hex(source.as_bytes());
+        let record = match store.original(&desc.name, &self.target.key(), &key)? {
             Some(r) if r.source_hash == hash => r,
             _ => {
-                let r = self.compile_one(&desc.name, None, &desc.cuda)?;
+                let r = self.compile_one(&desc.name, None, &key, &source)?;
                 store.put_compilations(std::slice::from_ref(&r), run)?;
                 r
             }
         };
-        record.image_hash.ok_or(CompileError::OriginalStillborn(desc.name.clone(), record.log))
+        let scope_note = if scope.len() == scopes.all().len() { String::new() } else { format!(" (cut to kernels {key})") };
+        record.image_hash.ok_or_else(|| CompileError::OriginalStillborn(format!("{}{scope_note}", desc.name), record.log))
     }
 
     /// Compile `todo` on the thread pool; this thread is the one store writer, batching
@@ -151,7 +172,7 @@ impl CompileStage<'_> {
         store: &mut Store,
         run: i64,
         substrate: &str,
-        todo: &[(&Mutant, String)],
+        todo: &[(&Mutant, String, String)],
         interrupt: &AtomicBool,
         reporter: &dyn Reporter,
         summary: &mut SubstrateSummary,
@@ -169,8 +190,8 @@ impl CompileStage<'_> {
                     if interrupt.load(Ordering::Relaxed) {
                         break;
                     }
-                    let Some((m, source)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                    if tx.send(self.compile_one(substrate, Some(&m.id), source)).is_err() {
+                    let Some((m, scope, source)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                    if tx.send(self.compile_one(substrate, Some(&m.id), scope, source)).is_err() {
                         break;
                     }
                 });
@@ -224,22 +245,24 @@ impl CompileStage<'_> {
         &self,
         store: &mut Store,
         substrate: &str,
-        original_image: &str,
+        original_of: &dyn Fn(&str) -> String,
         mutants: &[Mutant],
         summary: &mut SubstrateSummary,
     ) -> Result<(), CompileError> {
         let target = self.target.key();
         let records = store.compilations(substrate, &target)?;
-        let inputs: Vec<(String, Option<String>, bool)> = mutants
+        let inputs: Vec<Outcome> = mutants
             .iter()
-            .map(|m| {
-                let launch = matches!(m.mutation, MutantKind::Launch { .. });
-                (m.id.clone(), records.get(&m.id).and_then(|r| r.image_hash.clone()), launch)
+            .map(|m| Outcome {
+                id: m.id.clone(),
+                image: records.get(&m.id).and_then(|r| r.image_hash.clone()),
+                original: original_of(&m.id),
+                launch: matches!(m.mutation, MutantKind::Launch { .. }),
             })
             .collect();
         let family: BTreeMap<&str, Family> = mutants.iter().map(|m| (m.id.as_str(), m.family)).collect();
         let mut rows = Vec::with_capacity(inputs.len());
-        for (id, class) in classify(original_image, &inputs) {
+        for (id, class) in classify(&inputs) {
             let slot = match class {
                 Class::Stillborn => 1,
                 Class::Equivalent => 2,

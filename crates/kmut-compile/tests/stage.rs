@@ -185,7 +185,7 @@ fn image_hashes_are_stable_across_runs_and_compilers() {
     for (id, r) in &ha {
         assert_eq!(r.image_hash, hb[id].image_hash, "{id}");
     }
-    assert_eq!(a.original("L1p1_k", &t).unwrap().unwrap().image_hash, b.original("L1p1_k", &t).unwrap().unwrap().image_hash);
+    assert_eq!(a.original("L1p1_k", &t, "k").unwrap().unwrap().image_hash, b.original("L1p1_k", &t, "k").unwrap().unwrap().image_hash);
 }
 
 #[test]
@@ -195,9 +195,57 @@ fn an_original_that_does_not_compile_is_an_error_with_the_log() {
     let c = compiler();
     let stage = CompileStage::new(&c, None, 1, Options::default()).unwrap();
     let mut d = desc();
-    d.cuda = "extern \"C\" __global__ void k() { int x = ; }".into();
+    d.cuda = "extern \"C\" __global__ void k(float* x) { x[0] = undefined_name; }".into();
     store.put_substrate(&d, "h").unwrap();
     let r = store.begin_run("compile", "x", "y").unwrap();
     let err = stage.run(&mut store, r, &d, &[], &AtomicBool::new(false), &Quiet).unwrap_err().to_string();
     assert!(err.contains("original source of `L1p1_k` does not compile") && err.contains("error"), "{err}");
+}
+
+const PIPELINE: &str = r#"
+__device__ float act(float v) { return v > 0.0f ? v : 0.0f; }
+extern "C" __global__ void l0(const float* x, float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = act(x[i]) + 1.0f; }
+extern "C" __global__ void l1(const float* x, float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = x[i] * 2.0f; }
+extern "C" __global__ void l2(const float* x, float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = act(x[i]) - 3.0f; }
+"#;
+
+fn pipeline_mutant(id: &str, from: &str, to: &str, layers: Vec<usize>) -> Mutant {
+    let start = PIPELINE.find(from).unwrap();
+    let mut m = mutant(id, "x[i] + 1.0f", "x");
+    m.substrate = "L3p9_p".into();
+    m.layers = layers;
+    m.mutation = MutantKind::Source { edits: vec![Edit { start, end: start + from.len(), text: to.into() }] };
+    m
+}
+
+#[test]
+fn a_mutant_is_compiled_with_only_the_kernels_its_fault_reaches() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let d = SubstrateDescription { name: "L3p9_p".into(), level: 3, cuda: PIPELINE.into(), kernels: vec!["l0".into(), "l1".into(), "l2".into()], ..desc() };
+    let ms = vec![
+        pipeline_mutant("a-l1-times-three", "x[i] * 2.0f", "x[i] * 3.0f", vec![1]),
+        pipeline_mutant("b-l1-comment", "x[i] * 2.0f", "x[i] /* same */ * 2.0f", vec![1]),
+        pipeline_mutant("c-helper", "v > 0.0f", "v >= 0.0f", vec![0, 2]),
+    ];
+    let c = compiler();
+    let stage = CompileStage::new(&c, None, 2, Options::default()).unwrap();
+    let run = store.begin_run("compile", "x", "y").unwrap();
+    store.put_substrate(&d, "h").unwrap();
+    store.replace_mutants("L3p9_p", &ms).unwrap();
+    let s = stage.run(&mut store, run, &d, &ms, &AtomicBool::new(false), &Quiet).unwrap();
+    // generated, stillborn, equivalent, duplicate, live
+    assert_eq!(s.counts, [3, 0, 1, 0, 2]);
+    let t = stage.target.key();
+    let records = store.compilations("L3p9_p", &t).unwrap();
+    assert_eq!(records["a-l1-times-three"].scope, "l1");
+    assert_eq!(records["c-helper"].scope, "l0,l2");
+    for scope in ["l0,l1,l2", "l1", "l0,l2"] {
+        assert!(store.original("L3p9_p", &t, scope).unwrap().is_some(), "original cut to {scope}");
+    }
+    // The scoped image really holds only its kernels.
+    let cut = kmut_model::apply_edits(PIPELINE, &kmut_compile::Scopes::parse(&d).unwrap().cuts(&["l1".to_owned()]));
+    let image = c.compile(&cut, "kernel.cu", &Options::default()).unwrap().image.unwrap();
+    let names: Vec<String> = kmut_nvrtc::inspect_cubin(&image).unwrap().into_iter().map(|k| k.name).collect();
+    assert_eq!(names, ["l1"]);
 }

@@ -42,6 +42,9 @@ pub struct CompileRecord {
     pub substrate: String,
     /// The NVRTC version and options, as one string (`Target::key`).
     pub target: String,
+    /// The kernels compiled into the image, comma-separated in pipeline order: a mutant's image
+    /// holds only the kernels its fault reaches (see `docs/store.md`).
+    pub scope: String,
     /// SHA-256 of the compiled source.
     pub source_hash: String,
     /// SHA-256 of the CUBIN, `None` when the source did not compile.
@@ -167,15 +170,15 @@ impl Store {
         let tx = self.conn.transaction()?;
         {
             let mut mutant = tx.prepare(
-                "INSERT OR REPLACE INTO compilations (mutant, target, source_hash, image_hash, log, compile_ms, cached, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT OR REPLACE INTO compilations (mutant, target, scope, source_hash, image_hash, log, compile_ms, cached, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?;
             let mut original = tx.prepare(
-                "INSERT OR REPLACE INTO originals (substrate, target, source_hash, image_hash, log, compile_ms, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT OR REPLACE INTO originals (substrate, target, scope, source_hash, image_hash, log, compile_ms, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?;
             for r in records {
                 match &r.mutant {
-                    Some(id) => mutant.execute(params![id, r.target, r.source_hash, r.image_hash, r.log, r.compile_ms, r.cached, run])?,
-                    None => original.execute(params![r.substrate, r.target, r.source_hash, r.image_hash, r.log, r.compile_ms, run])?,
+                    Some(id) => mutant.execute(params![id, r.target, r.scope, r.source_hash, r.image_hash, r.log, r.compile_ms, r.cached, run])?,
+                    None => original.execute(params![r.substrate, r.target, r.scope, r.source_hash, r.image_hash, r.log, r.compile_ms, run])?,
                 };
             }
         }
@@ -183,18 +186,19 @@ impl Store {
         Ok(())
     }
 
-    /// The compile record of a substrate's original source, if any.
-    pub fn original(&self, substrate: &str, target: &str) -> Result<Option<CompileRecord>> {
+    /// The compile record of a substrate's original source reduced to `scope`, if any.
+    pub fn original(&self, substrate: &str, target: &str, scope: &str) -> Result<Option<CompileRecord>> {
         Ok(self
             .conn
             .query_row(
-                "SELECT source_hash, image_hash, log, compile_ms FROM originals WHERE substrate = ?1 AND target = ?2",
-                params![substrate, target],
+                "SELECT source_hash, image_hash, log, compile_ms FROM originals WHERE substrate = ?1 AND target = ?2 AND scope = ?3",
+                params![substrate, target, scope],
                 |r| {
                     Ok(CompileRecord {
                         mutant: None,
                         substrate: substrate.to_owned(),
                         target: target.to_owned(),
+                        scope: scope.to_owned(),
                         source_hash: r.get(0)?,
                         image_hash: r.get(1)?,
                         log: r.get(2)?,
@@ -209,7 +213,7 @@ impl Store {
     /// Compile records of a substrate's mutants for `target`, by mutant id.
     pub fn compilations(&self, substrate: &str, target: &str) -> Result<HashMap<String, CompileRecord>> {
         let mut stmt = self.conn.prepare(
-            "SELECT c.mutant, c.source_hash, c.image_hash, c.log, c.compile_ms, c.cached FROM compilations c
+            "SELECT c.mutant, c.source_hash, c.image_hash, c.log, c.compile_ms, c.cached, c.scope FROM compilations c
              JOIN mutants m ON m.id = c.mutant WHERE m.substrate = ?1 AND c.target = ?2",
         )?;
         let rows = stmt.query_map(params![substrate, target], |r| {
@@ -217,6 +221,7 @@ impl Store {
                 mutant: Some(r.get(0)?),
                 substrate: substrate.to_owned(),
                 target: target.to_owned(),
+                scope: r.get(6)?,
                 source_hash: r.get(1)?,
                 image_hash: r.get(2)?,
                 log: r.get(3)?,

@@ -43,16 +43,18 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE TABLE originals (
         substrate   TEXT NOT NULL REFERENCES substrates(name) ON DELETE CASCADE,
         target      TEXT NOT NULL,
+        scope       TEXT NOT NULL,
         source_hash TEXT NOT NULL,
         image_hash  TEXT,
         log         TEXT NOT NULL,
         compile_ms  REAL NOT NULL,
         run         INTEGER REFERENCES runs(id),
-        PRIMARY KEY (substrate, target)
+        PRIMARY KEY (substrate, target, scope)
     );
     CREATE TABLE compilations (
         mutant      TEXT NOT NULL REFERENCES mutants(id) ON DELETE CASCADE,
         target      TEXT NOT NULL,
+        scope       TEXT NOT NULL,
         source_hash TEXT NOT NULL,
         image_hash  TEXT,
         log         TEXT NOT NULL,

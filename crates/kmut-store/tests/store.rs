@@ -42,6 +42,7 @@ fn record(id: Option<&str>, image: Option<&str>) -> CompileRecord {
         mutant: id.map(str::to_owned),
         substrate: "L1p1_x".into(),
         target: "t".into(),
+        scope: "k".into(),
         source_hash: "s".into(),
         image_hash: image.map(str::to_owned),
         log: String::new(),
@@ -82,7 +83,7 @@ fn mutants_round_trip_and_replacing_drops_the_ones_gone_with_their_results() {
     assert_eq!(store.mutants("L1p1_x").unwrap(), vec![mutant("a"), mutant("b")]);
     store.put_compilations(&[record(Some("a"), Some("i")), record(Some("b"), None), record(None, Some("o"))], run).unwrap();
     store.put_classes("L1p1_x", "t", &[ClassRecord { mutant: "b".into(), class: "stillborn".into(), duplicate_of: None }]).unwrap();
-    assert_eq!(store.original("L1p1_x", "t").unwrap().unwrap().image_hash.as_deref(), Some("o"));
+    assert_eq!(store.original("L1p1_x", "t", "k").unwrap().unwrap().image_hash.as_deref(), Some("o"));
     store.replace_mutants("L1p1_x", &[mutant("a")]).unwrap();
     let left = store.compilations("L1p1_x", "t").unwrap();
     assert_eq!(left.keys().collect::<Vec<_>>(), ["a"]);

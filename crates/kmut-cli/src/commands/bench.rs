@@ -47,9 +47,13 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
     let mut sources = Vec::new();
     for p in &args.substrates {
         let d = (env.describe)(p).with_context(|| format!("could not read the substrate `{}`", p.display()))?;
+        // As the compile stage does: each mutant with only the kernels its fault reaches.
+        let scopes = kmut_compile::Scopes::parse(&d).unwrap_or_else(|_| kmut_compile::Scopes::whole(&d));
         for m in kmut_rules::mutate(&d, &rules)?.mutants {
             if let MutantKind::Source { edits } = &m.mutation {
-                sources.push(apply_edits(&d.cuda, edits));
+                let mut all = edits.clone();
+                all.extend(scopes.cuts(&scopes.of(&m)));
+                sources.push(apply_edits(&d.cuda, &all));
             }
         }
     }
