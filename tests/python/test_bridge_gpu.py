@@ -66,7 +66,7 @@ def test_wrong_argument_sizes_are_refused_before_launch():
 def test_an_illegal_address_surfaces_as_cuda_error_with_its_name():
     # In a subprocess: the fault poisons the CUDA context for the rest of the process.
     code = textwrap.dedent(
-        f"""
+        """
         import torch, ctypes
         from kmut.exceptions import CudaError
         from kmut.validate import Step
