@@ -48,15 +48,6 @@ def where_in(exc: BaseException, path: Path) -> str:
     return f"{path}:{frames[-1].lineno}" if frames else str(path)
 
 
-def draw(K: Any, suite: Any, seed: int, sizes: dict[str, int], torch: Any, device: Any) -> list[Any]:
-    """KernelBench's order: set_seed(seed), get_inputs() on the CPU, then move to the device."""
-    from .contract import set_seed
-
-    set_seed(torch, seed)
-    inputs = list(suite.gen(torch, sizes))
-    return [t.to(device) if isinstance(t, torch.Tensor) else t for t in inputs]
-
-
 def bitwise_equal(a: Any, b: Any, torch: Any) -> bool:
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
@@ -167,14 +158,15 @@ class Gate:
         return True
 
     def descriptor_check(self) -> bool:
-        from .validate import check_arguments, parse_descriptor
+        from .contract import draw_inputs
         from .exceptions import ContractError
+        from .validate import check_arguments, parse_descriptor
 
         torch, K, f = self.torch, self.K, self.fields
         small = next(s for s in f["suites"] if s.small)
         sizes = K.sizes_for(f["dims"], small)
         try:
-            inputs = draw(K, small, small.seeds[0], sizes, torch, "cpu")
+            inputs = draw_inputs(small, small.seeds[0], sizes, torch, "cpu")
             # Build the weights first: their one-off construction is not the cost of a forward.
             like = next((t for t in inputs if isinstance(t, torch.Tensor) and t.is_floating_point()), None)
             build_start = time.perf_counter()
@@ -214,7 +206,7 @@ class Gate:
 
     def gpu_checks(self) -> None:
         from .bridge import Launcher
-        from .contract import tau_star
+        from .contract import draw_inputs, tau_star
         from .exceptions import CudaError, KmutError
         from .validate import parse_descriptor
 
@@ -251,7 +243,7 @@ class Gate:
                 for j, seed in enumerate(s.seeds):
                     current = f"suite {s.name} seed {seed}"
                     progress(current)
-                    inputs = draw(K, s, seed, sizes, torch, device)
+                    inputs = draw_inputs(s, seed, sizes, torch, device)
                     with torch.no_grad():
                         r = f["ref"](inputs, torch)
                     torch.cuda.synchronize()

@@ -91,6 +91,16 @@ def set_seed(torch: Any, seed: int) -> None:
         torch.cuda.manual_seed(seed)
 
 
+def draw_inputs(suite: Suite, seed: int, sizes: Mapping[str, int], torch: Any, device: Any = None) -> list[Any]:
+    """One input list of a suite, in KernelBench's order: set_seed(seed), then the generator on the
+    CPU (or under the caller's default device), then every tensor moved to `device` if given."""
+    set_seed(torch, seed)
+    inputs = list(suite.gen(torch, sizes))
+    if device is None:
+        return inputs
+    return [t.to(device) if isinstance(t, torch.Tensor) else t for t in inputs]
+
+
 class Weights:
     """Parameters built once, lazily, exactly as KernelBench builds its `Model` under set_seed(42).
 

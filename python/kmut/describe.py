@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import loader
-from .contract import Contract, cdiv
+from .contract import Contract, cdiv, draw_inputs
 from .exceptions import ContractError
 from .validate import kernel_names, parse_descriptor, validate_fields
 
@@ -42,9 +42,8 @@ def _dry_run(fields: dict[str, Any], K: Contract, path: Path, torch: Any) -> tup
         calls: list[dict[str, int]] = []
         _record_cdiv(K, path, calls)
         try:
-            torch.manual_seed(small.seeds[0])
             with torch.device(device):
-                inputs = list(small.gen(torch, sizes))
+                inputs = draw_inputs(small, small.seeds[0], sizes, torch)
                 steps, _ = parse_descriptor(fields["launch"](inputs, torch), fields["level"], names, str(path), torch)
             return steps, calls
         except ContractError:

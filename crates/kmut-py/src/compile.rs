@@ -68,32 +68,3 @@ pub fn compile_cuda<'py>(
     Ok(dict)
 }
 
-/// Compile many sources on `threads` threads (NVRTC is thread-safe for distinct programs).
-/// Returns, per source, `(compiled, log)`.
-#[pyfunction]
-#[pyo3(signature = (sources, arch, site_dirs, threads = 0))]
-#[expect(clippy::needless_pass_by_value, reason = "the Python signature")]
-pub fn compile_many(py: Python<'_>, sources: Vec<String>, arch: &str, site_dirs: Vec<PathBuf>, threads: usize) -> PyResult<Vec<(bool, String)>> {
-    let compiler = compiler(site_dirs).map_err(|e| errors::nvrtc(py, &e))?;
-    let options = Options { arch: arch.to_owned(), extra: Vec::new() };
-    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, usize::from) } else { threads };
-    let results = py.detach(|| {
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let slots: Vec<Mutex<Option<(bool, String)>>> = sources.iter().map(|_| Mutex::new(None)).collect();
-        std::thread::scope(|s| {
-            for _ in 0..threads.min(sources.len()).max(1) {
-                s.spawn(|| loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(src) = sources.get(i) else { break };
-                    let r = match compiler.compile(src, "mutant.cu", &options) {
-                        Ok(out) => (out.image.is_some(), out.log),
-                        Err(e) => (false, e.to_string()),
-                    };
-                    *slots[i].lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(r);
-                });
-            }
-        });
-        slots.into_iter().map(|m| m.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).unwrap_or_default()).collect::<Vec<_>>()
-    });
-    Ok(results)
-}

@@ -24,7 +24,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(compile::compile_cuda, m)?)?;
-    m.add_function(wrap_pyfunction!(compile::compile_many, m)?)?;
     m.add_function(wrap_pyfunction!(describe::mutate_json, m)?)?;
     m.add_class::<bridge::Module>()?;
     Ok(())
