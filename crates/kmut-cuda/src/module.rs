@@ -82,7 +82,9 @@ impl Module {
     pub fn param_sizes(&mut self, kernel: &str) -> Result<Option<Vec<usize>>, LaunchError> {
         self.make_current()?;
         let f = self.function(kernel)?;
-        let Some(info) = self.driver.func_get_param_info else { return Ok(None) };
+        let Some(info) = self.driver.func_get_param_info else {
+            return Ok(None);
+        };
         let mut sizes = Vec::new();
         loop {
             let (mut offset, mut size) = (0usize, 0usize);
@@ -103,13 +105,7 @@ impl Module {
         if let Some(sizes) = self.param_sizes(kernel)? {
             let given_sizes: Vec<usize> = args.iter().map(Vec::len).collect();
             if sizes != given_sizes {
-                return Err(LaunchError::Arguments {
-                    kernel: kernel.to_owned(),
-                    expected: sizes.len(),
-                    sizes,
-                    given: args.len(),
-                    given_sizes,
-                });
+                return Err(LaunchError::Arguments { kernel: kernel.to_owned(), expected: sizes.len(), sizes, given: args.len(), given_sizes });
             }
         }
         let f = self.function(kernel)?;
@@ -129,19 +125,7 @@ impl Module {
         // SAFETY: `pointers` holds one valid pointer per parameter, sizes checked above where the
         // driver allows; the stream is a handle in the current context.
         let rc = unsafe {
-            (self.driver.launch_kernel)(
-                f,
-                gx,
-                gy,
-                gz,
-                bx,
-                by,
-                bz,
-                config.shared_bytes,
-                stream as CuStream,
-                pointers.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
+            (self.driver.launch_kernel)(f, gx, gy, gz, bx, by, bz, config.shared_bytes, stream as CuStream, pointers.as_mut_ptr(), std::ptr::null_mut())
         };
         self.driver.check("cuLaunchKernel", rc)?;
         Ok(())
@@ -163,4 +147,3 @@ impl Drop for Module {
         }
     }
 }
-

@@ -28,17 +28,8 @@ pub enum Check {
 }
 
 impl Check {
-    pub const ALL: [Check; 9] = [
-        Check::Import,
-        Check::Contract,
-        Check::Compile,
-        Check::Descriptor,
-        Check::SmallTime,
-        Check::Suites,
-        Check::NanFill,
-        Check::Determinism,
-        Check::Fp64,
-    ];
+    pub const ALL: [Check; 9] =
+        [Check::Import, Check::Contract, Check::Compile, Check::Descriptor, Check::SmallTime, Check::Suites, Check::NanFill, Check::Determinism, Check::Fp64];
 
     /// The column header in the verdict table.
     pub fn label(self) -> &'static str {

@@ -81,12 +81,7 @@ pub fn run_worker(path: &Path, options: &WorkerOptions) -> CandidateReport {
     CandidateReport { path: path.to_path_buf(), results, verdict, name, elapsed: start.elapsed() }
 }
 
-fn spawn_and_collect(
-    path: &Path,
-    options: &WorkerOptions,
-    results: &mut Vec<CheckResult>,
-    stray: &mut Vec<String>,
-) -> Result<ExitStatus, String> {
+fn spawn_and_collect(path: &Path, options: &WorkerOptions, results: &mut Vec<CheckResult>, stray: &mut Vec<String>) -> Result<ExitStatus, String> {
     let mut child = Command::new(&options.python)
         .args(["-m", "kmut._gate_worker"])
         .arg(path)

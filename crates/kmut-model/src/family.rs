@@ -21,8 +21,7 @@ pub enum Family {
 }
 
 impl Family {
-    pub const ALL: [Family; 6] =
-        [Family::Arithmetic, Family::Indexing, Family::Semantic, Family::Boundary, Family::Synchronization, Family::Precision];
+    pub const ALL: [Family; 6] = [Family::Arithmetic, Family::Indexing, Family::Semantic, Family::Boundary, Family::Synchronization, Family::Precision];
 
     pub fn name(self) -> &'static str {
         match self {

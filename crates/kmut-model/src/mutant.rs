@@ -32,8 +32,12 @@ pub enum LaunchTransform {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum MutantKind {
     /// Edits of the CUDA source; the first is the fault, any others support it (an `#include`).
-    Source { edits: Vec<Edit> },
-    Launch { transform: LaunchTransform },
+    Source {
+        edits: Vec<Edit>,
+    },
+    Launch {
+        transform: LaunchTransform,
+    },
 }
 
 /// One mutant, with everything a report or a later stage needs.

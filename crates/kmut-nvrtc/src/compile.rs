@@ -81,12 +81,8 @@ impl Compiler {
     pub fn compile_kernels(&self, source: &str, name: &str, options: &Options, kernels: &[&str]) -> Result<CompileOutput, NvrtcError> {
         let src = CString::new(source).map_err(|_| NvrtcError::Nul)?;
         let cname = CString::new(name).map_err(|_| NvrtcError::Nul)?;
-        let argv: Vec<CString> = options
-            .argv(self.location.include_dir.as_ref())
-            .into_iter()
-            .map(CString::new)
-            .collect::<Result<_, _>>()
-            .map_err(|_| NvrtcError::Nul)?;
+        let argv: Vec<CString> =
+            options.argv(self.location.include_dir.as_ref()).into_iter().map(CString::new).collect::<Result<_, _>>().map_err(|_| NvrtcError::Nul)?;
         let arg_ptrs: Vec<*const c_char> = argv.iter().map(|a| a.as_ptr()).collect();
 
         let mut prog: Program = ptr::null_mut();

@@ -33,7 +33,9 @@ pub fn inspect_cubin(image: &[u8]) -> Result<Vec<KernelInfo>, CubinError> {
     let mut kernels = Vec::new();
     for section in elf.sections() {
         let Ok(name) = section.name() else { continue };
-        let Some(kernel) = name.strip_prefix(".nv.info.") else { continue };
+        let Some(kernel) = name.strip_prefix(".nv.info.") else {
+            continue;
+        };
         let data = section.data().map_err(CubinError::NotElf)?;
         kernels.push(KernelInfo { name: kernel.to_owned(), param_sizes: param_sizes(kernel, data)? });
     }

@@ -14,14 +14,7 @@ pub type NvrtcResult = c_int;
 pub const NVRTC_SUCCESS: NvrtcResult = 0;
 
 type VersionFn = unsafe extern "C" fn(*mut c_int, *mut c_int) -> NvrtcResult;
-type CreateFn = unsafe extern "C" fn(
-    *mut Program,
-    *const c_char,
-    *const c_char,
-    c_int,
-    *const *const c_char,
-    *const *const c_char,
-) -> NvrtcResult;
+type CreateFn = unsafe extern "C" fn(*mut Program, *const c_char, *const c_char, c_int, *const *const c_char, *const *const c_char) -> NvrtcResult;
 type CompileFn = unsafe extern "C" fn(Program, c_int, *const *const c_char) -> NvrtcResult;
 type SizeFn = unsafe extern "C" fn(Program, *mut usize) -> NvrtcResult;
 type BytesFn = unsafe extern "C" fn(Program, *mut c_char) -> NvrtcResult;
@@ -64,14 +57,12 @@ impl Api {
             // SAFETY: loading a shared library runs only its initialisers.
             .and_then(|p| unsafe { Library::open(Some(&p), RTLD_NOW | RTLD_GLOBAL) }.ok());
         // SAFETY: as above.
-        let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }
-            .map_err(|source| NvrtcError::Load { path: shown.clone(), source })?;
+        let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }.map_err(|source| NvrtcError::Load { path: shown.clone(), source })?;
         macro_rules! sym {
             ($name:literal) => {{
                 // SAFETY: the type matches NVRTC's published prototype for this symbol.
-                let s = unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|source| {
-                    NvrtcError::Symbol { path: shown.clone(), symbol: $name, source }
-                })?;
+                let s =
+                    unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|source| NvrtcError::Symbol { path: shown.clone(), symbol: $name, source })?;
                 *s
             }};
         }

@@ -67,10 +67,7 @@ impl NvrtcSearch {
                 out.push((lib, format!("{var}={}", Path::new(&root).display())));
             }
         }
-        out.push((
-            PathBuf::from("/usr/local/cuda/lib64").join(NVRTC_SONAME),
-            "/usr/local/cuda".to_owned(),
-        ));
+        out.push((PathBuf::from("/usr/local/cuda/lib64").join(NVRTC_SONAME), "/usr/local/cuda".to_owned()));
         out
     }
 
@@ -93,10 +90,7 @@ impl NvrtcSearch {
     }
 
     fn site_include(&self) -> Option<PathBuf> {
-        self.site_dirs
-            .iter()
-            .map(|s| s.join("nvidia").join("cu13").join("include"))
-            .find(|p| p.join("cuda_fp16.h").is_file())
+        self.site_dirs.iter().map(|s| s.join("nvidia").join("cu13").join("include")).find(|p| p.join("cuda_fp16.h").is_file())
     }
 }
 
@@ -116,10 +110,7 @@ fn include_beside(lib: &Path, site_dirs: &[PathBuf]) -> Option<PathBuf> {
     if inc.join("cuda_fp16.h").is_file() {
         return Some(inc);
     }
-    site_dirs
-        .iter()
-        .map(|s| s.join("nvidia").join("cu13").join("include"))
-        .find(|p| p.join("cuda_fp16.h").is_file())
+    site_dirs.iter().map(|s| s.join("nvidia").join("cu13").join("include")).find(|p| p.join("cuda_fp16.h").is_file())
 }
 
 fn system_loader_has(soname: &str) -> bool {

@@ -67,4 +67,3 @@ pub fn compile_cuda<'py>(
     dict.set_item("options", options.argv(None))?;
     Ok(dict)
 }
-

@@ -27,10 +27,7 @@ pub fn mutate_json(py: Python<'_>, description: &str, rules: Vec<String>, famili
     let desc: SubstrateDescription = serde_json::from_str(description).map_err(|e| raise(format!("bad description: {e}")))?;
     let chosen = kmut_rules::select::select(&rules, &families).map_err(|e| raise(e.to_string()))?;
     let out = py.detach(|| kmut_rules::mutate(&desc, &chosen)).map_err(|e| raise(e.to_string()))?;
-    let unreadable: Vec<serde_json::Value> = out
-        .unreadable
-        .iter()
-        .map(|u| serde_json::json!({"function": u.function, "line": u.line, "col": u.col, "snippet": u.snippet}))
-        .collect();
+    let unreadable: Vec<serde_json::Value> =
+        out.unreadable.iter().map(|u| serde_json::json!({"function": u.function, "line": u.line, "col": u.col, "snippet": u.snippet})).collect();
     serde_json::to_string(&serde_json::json!({"mutants": out.mutants, "unreadable": unreadable})).map_err(|e| raise(e.to_string()))
 }

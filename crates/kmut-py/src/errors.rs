@@ -2,18 +2,15 @@
 
 use std::fmt::Write as _;
 
-use pyo3::prelude::*;
 use pyo3::call::PyCallArgs;
+use pyo3::prelude::*;
 
 /// Build an instance of `kmut.exceptions.<class>` with `args`.
 pub fn raise<'py, A>(py: Python<'py>, class: &str, args: A) -> PyErr
 where
     A: PyCallArgs<'py>,
 {
-    let made = py
-        .import("kmut.exceptions")
-        .and_then(|m| m.getattr(class))
-        .and_then(|cls| cls.call1(args));
+    let made = py.import("kmut.exceptions").and_then(|m| m.getattr(class)).and_then(|cls| cls.call1(args));
     match made {
         Ok(instance) => PyErr::from_value(instance),
         Err(e) => e,

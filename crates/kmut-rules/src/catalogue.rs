@@ -557,4 +557,3 @@ pub fn rules_of(family: Family) -> impl Iterator<Item = &'static Rule> {
 pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
 }
-

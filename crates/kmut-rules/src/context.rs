@@ -54,9 +54,7 @@ impl<'a> Ctx<'a> {
         match node.kind() {
             "number_literal" => is_float_literal(self.text(node)),
             "identifier" => self.info.types.get(self.text(node)).is_some_and(|t| is_float_type(t) && !t.contains('*')),
-            "subscript_expression" => field(node, "argument").is_some_and(|a| {
-                self.info.types.get(self.text(a)).is_some_and(|t| is_float_type(t))
-            }),
+            "subscript_expression" => field(node, "argument").is_some_and(|a| self.info.types.get(self.text(a)).is_some_and(|t| is_float_type(t))),
             "call_expression" => field(node, "function").is_some_and(|f| FLOAT_FUNCTIONS.contains(&self.text(f))),
             "parenthesized_expression" | "unary_expression" => named_children(node).first().is_some_and(|c| self.is_float(*c)),
             "binary_expression" => {
@@ -118,9 +116,39 @@ pub const RELATIONAL: [&str; 4] = ["<", "<=", ">", ">="];
 
 /// Functions whose result is floating-point.
 pub const FLOAT_FUNCTIONS: &[&str] = &[
-    "expf", "exp", "__expf", "logf", "log", "__logf", "sqrtf", "sqrt", "rsqrtf", "tanhf", "tanh", "erff", "erf", "powf",
-    "__powf", "sinf", "cosf", "__sinf", "__cosf", "fmaxf", "fminf", "fabsf", "fabs", "fmaf", "__fdividef", "log1pf",
-    "expm1f", "__half2float", "floorf", "ceilf", "roundf", "exp2f", "log2f",
+    "expf",
+    "exp",
+    "__expf",
+    "logf",
+    "log",
+    "__logf",
+    "sqrtf",
+    "sqrt",
+    "rsqrtf",
+    "tanhf",
+    "tanh",
+    "erff",
+    "erf",
+    "powf",
+    "__powf",
+    "sinf",
+    "cosf",
+    "__sinf",
+    "__cosf",
+    "fmaxf",
+    "fminf",
+    "fabsf",
+    "fabs",
+    "fmaf",
+    "__fdividef",
+    "log1pf",
+    "expm1f",
+    "__half2float",
+    "floorf",
+    "ceilf",
+    "roundf",
+    "exp2f",
+    "log2f",
 ];
 
 /// Preorder nodes of `body`, skipping the syntax that is never mutated: preprocessor lines,
@@ -166,7 +194,9 @@ impl FunctionInfo {
         if let Some(params) = field(func.node, "declarator").and_then(|d| find_kind(d, "parameter_list")) {
             for p in named_children(params).into_iter().filter(|p| p.kind() == "parameter_declaration") {
                 let Some(ty) = field(p, "type") else { continue };
-                let Some(decl) = field(p, "declarator") else { continue };
+                let Some(decl) = field(p, "declarator") else {
+                    continue;
+                };
                 let (name, pointer) = declarator_name(src, decl);
                 let is_const = src.text(p).contains("const");
                 let mut t = text(ty);
@@ -219,13 +249,16 @@ impl FunctionInfo {
         }
         // Accumulators: updated inside a loop body.
         for a in descendants(func.body).filter(|n| n.kind() == "assignment_expression") {
-            let (Some(left), Some(op)) = (field(a, "left"), operator(a)) else { continue };
+            let (Some(left), Some(op)) = (field(a, "left"), operator(a)) else {
+                continue;
+            };
             if left.kind() != "identifier" || !inside_loop(a, func.body) {
                 continue;
             }
             let name = src.text(left);
             let op = src.text(op);
-            let self_update = op == "=" && field(a, "right").is_some_and(|r| r.kind() == "binary_expression" && field(r, "left").is_some_and(|l| src.text(l) == name));
+            let self_update =
+                op == "=" && field(a, "right").is_some_and(|r| r.kind() == "binary_expression" && field(r, "left").is_some_and(|l| src.text(l) == name));
             if (op == "+=" || op == "-=" || self_update) && info.types.contains_key(name) && !info.pointers.contains(name) {
                 info.accumulators.insert(name.to_owned());
             }

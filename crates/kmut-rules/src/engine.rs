@@ -28,7 +28,13 @@ pub fn mutate(desc: &SubstrateDescription, rules: &[&Rule]) -> Result<SubstrateM
         e
     })?;
     let layer_of: HashMap<&str, usize> = desc.kernels.iter().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
-    let depth = |layer: usize| if desc.kernels.len() > 1 { layer as f64 / (desc.kernels.len() - 1) as f64 } else { 0.0 };
+    let depth = |layer: usize| {
+        if desc.kernels.len() > 1 {
+            layer as f64 / (desc.kernels.len() - 1) as f64
+        } else {
+            0.0
+        }
+    };
     let functions = src.functions();
     let reach = reaching_kernels(&functions);
 
@@ -51,7 +57,9 @@ pub fn mutate(desc: &SubstrateDescription, rules: &[&Rule]) -> Result<SubstrateM
         }
     }
     for rule in rules.iter().filter(|r| r.is_launch_rule()) {
-        let Matcher::Launch(fault) = rule.matcher else { continue };
+        let Matcher::Launch(fault) = rule.matcher else {
+            continue;
+        };
         mutants.extend(launch_mutants(desc, rule, fault, &layer_of, depth));
     }
     let unreadable = src
@@ -104,13 +112,7 @@ fn source_mutant(
     }
 }
 
-fn launch_mutants(
-    desc: &SubstrateDescription,
-    rule: &Rule,
-    fault: LaunchFault,
-    layer_of: &HashMap<&str, usize>,
-    depth: impl Fn(usize) -> f64,
-) -> Vec<Mutant> {
+fn launch_mutants(desc: &SubstrateDescription, rule: &Rule, fault: LaunchFault, layer_of: &HashMap<&str, usize>, depth: impl Fn(usize) -> f64) -> Vec<Mutant> {
     let mut out = Vec::new();
     let describe = |g: [u32; 3], b: [u32; 3]| format!("grid ({}, {}, {}), block ({}, {}, {})", g[0], g[1], g[2], b[0], b[1], b[2]);
     let mut push = |step: usize, transform: LaunchTransform, original: String, replacement: String, line: usize| {
@@ -129,7 +131,10 @@ fn launch_mutants(
             line,
             col: 1,
             span: [0, 0],
-            diff: format!("--- a/{name} launch step {step}\n+++ b/{name} launch step {step}\n-{kernel}: {original}\n+{kernel}: {replacement}\n", name = desc.name),
+            diff: format!(
+                "--- a/{name} launch step {step}\n+++ b/{name} launch step {step}\n-{kernel}: {original}\n+{kernel}: {replacement}\n",
+                name = desc.name
+            ),
             original,
             replacement,
             mutation: MutantKind::Launch { transform },

@@ -180,7 +180,9 @@ impl Matcher {
             M::UnaryMinusDrop => unary_drop(ctx, "-"),
             M::NotDrop => unary_drop(ctx, "!"),
             M::NegateStore => stores(ctx).into_iter().map(|(_, right)| Site::replace(right, format!("-({})", ctx.text(right)))).collect(),
-            M::IndexObject { from, to } => fields(ctx, |obj, _| obj == from).into_iter().filter_map(|f| field(f, "argument").map(|a| Site::replace(a, to))).collect(),
+            M::IndexObject { from, to } => {
+                fields(ctx, |obj, _| obj == from).into_iter().filter_map(|f| field(f, "argument").map(|a| Site::replace(a, to))).collect()
+            }
             M::IndexAxis { objects, from, to } => fields(ctx, |obj, axis| objects.contains(&obj) && axis == from)
                 .into_iter()
                 .filter_map(|f| field(f, "field").map(|a| Site::replace(a, to)))
@@ -233,7 +235,9 @@ impl Matcher {
             M::SentinelZero => sentinel(ctx),
             M::ThresholdShift => threshold(ctx),
             M::TernarySwap => ternary_swap(ctx),
-            M::AbsDrop => calls(ctx, &["fabsf", "fabs", "abs"]).into_iter().filter_map(|c| single_arg(ctx, c).map(|a| Site::replace(c, format!("({a})")))).collect(),
+            M::AbsDrop => {
+                calls(ctx, &["fabsf", "fabs", "abs"]).into_iter().filter_map(|c| single_arg(ctx, c).map(|a| Site::replace(c, format!("({a})")))).collect()
+            }
             M::ClampLiteralDrop => clamp_literal(ctx),
             M::LiteralScale { factor } => literal_scale(ctx, factor),
             M::StoreRound(format) => store_round(ctx, format),
@@ -244,7 +248,9 @@ impl Matcher {
             M::DoubleToFloat => ctx.nodes().filter(|n| n.kind() == "primitive_type" && ctx.text(*n) == "double").map(|n| Site::replace(n, "float")).collect(),
             M::CountMinusOne => count_minus_one(ctx),
             M::DeleteCall { calls: names } => call_statements(ctx, names).into_iter().map(|s| delete_statement(ctx, s)).collect(),
-            M::BarrierDivergent => call_statements(ctx, &["__syncthreads"]).into_iter().map(|s| Site::replace(s, "if (threadIdx.x < 32) __syncthreads();")).collect(),
+            M::BarrierDivergent => {
+                call_statements(ctx, &["__syncthreads"]).into_iter().map(|s| Site::replace(s, "if (threadIdx.x < 32) __syncthreads();")).collect()
+            }
             M::BarrierMoveUp => barrier_move_up(ctx),
             M::QualifierDrop { qualifier } => qualifier_drop(ctx, qualifier),
             M::AtomicDrop => atomic_drop(ctx),
@@ -322,9 +328,7 @@ fn call_statements<'a>(ctx: &Ctx<'a>, names: &[&str]) -> Vec<Node<'a>> {
     ctx.nodes()
         .filter(|n| n.kind() == "expression_statement")
         .filter(|n| {
-            named_children(*n).first().is_some_and(|c| {
-                c.kind() == "call_expression" && field(*c, "function").is_some_and(|f| names.contains(&ctx.text(f)))
-            })
+            named_children(*n).first().is_some_and(|c| c.kind() == "call_expression" && field(*c, "function").is_some_and(|f| names.contains(&ctx.text(f))))
         })
         .collect()
 }
@@ -334,7 +338,9 @@ fn fields<'a>(ctx: &Ctx<'a>, pred: impl Fn(&str, &str) -> bool) -> Vec<Node<'a>>
     ctx.nodes()
         .filter(|n| n.kind() == "field_expression")
         .filter(|n| {
-            let (Some(a), Some(f)) = (field(*n, "argument"), field(*n, "field")) else { return false };
+            let (Some(a), Some(f)) = (field(*n, "argument"), field(*n, "field")) else {
+                return false;
+            };
             a.kind() == "identifier" && pred(ctx.text(a), ctx.text(f))
         })
         .collect()
@@ -373,7 +379,9 @@ fn is_tie_break(_ctx: &Ctx<'_>, n: Node<'_>) -> bool {
         match q.kind() {
             "binary_expression" | "parenthesized_expression" | "condition_clause" => p = q.parent(),
             "if_statement" => {
-                let Some(body) = field(q, "consequence") else { return false };
+                let Some(body) = field(q, "consequence") else {
+                    return false;
+                };
                 let assigned = descendants(body).filter(|d| d.kind() == "assignment_expression").count();
                 return assigned >= 2;
             }
@@ -585,10 +593,12 @@ fn reduction_partner(ctx: &Ctx<'_>) -> Vec<Site> {
 fn int64_cast(ctx: &Ctx<'_>) -> Vec<Site> {
     ctx.nodes()
         .filter(|n| n.kind() == "cast_expression")
-        .filter(|n| field(*n, "type").is_some_and(|t| {
-            let t = ctx.text(t);
-            t.contains("long long") || t.contains("int64_t") || t.contains("size_t")
-        }))
+        .filter(|n| {
+            field(*n, "type").is_some_and(|t| {
+                let t = ctx.text(t);
+                t.contains("long long") || t.contains("int64_t") || t.contains("size_t")
+            })
+        })
         .filter_map(|n| field(n, "value").map(|v| Site::replace(n, ctx.text(v))))
         .collect()
 }
@@ -607,7 +617,9 @@ fn narrow_long_long(ctx: &Ctx<'_>) -> Vec<Site> {
 fn ceil_to_floor(ctx: &Ctx<'_>) -> Vec<Site> {
     let mut out = Vec::new();
     for n in binary_nodes(ctx, "/") {
-        let (Some(left), Some(div)) = (field(n, "left"), field(n, "right")) else { continue };
+        let (Some(left), Some(div)) = (field(n, "left"), field(n, "right")) else {
+            continue;
+        };
         let num = strip(left);
         if num.kind() != "binary_expression" {
             continue;
@@ -615,18 +627,26 @@ fn ceil_to_floor(ctx: &Ctx<'_>) -> Vec<Site> {
         let div_text = ctx.text(strip(div));
         // (a + b - 1) / b
         if op_text(ctx, num) == "-" {
-            let (Some(sum), Some(one)) = (field(num, "left").map(strip), field(num, "right")) else { continue };
+            let (Some(sum), Some(one)) = (field(num, "left").map(strip), field(num, "right")) else {
+                continue;
+            };
             if ctx.text(one) != "1" || sum.kind() != "binary_expression" || op_text(ctx, sum) != "+" {
                 continue;
             }
-            let (Some(a), Some(b)) = (field(sum, "left"), field(sum, "right")) else { continue };
+            let (Some(a), Some(b)) = (field(sum, "left"), field(sum, "right")) else {
+                continue;
+            };
             if ctx.text(strip(b)) == div_text {
                 out.push(Site::replace(n, format!("{} / {}", paren(ctx, a), ctx.text(div))));
             }
         } else if op_text(ctx, num) == "+" {
             // (a + (B - 1)) / B with literal B
-            let (Some(a), Some(c)) = (field(num, "left"), field(num, "right")) else { continue };
-            let (Ok(c), Ok(d)) = (ctx.text(strip(c)).parse::<i64>(), div_text.parse::<i64>()) else { continue };
+            let (Some(a), Some(c)) = (field(num, "left"), field(num, "right")) else {
+                continue;
+            };
+            let (Ok(c), Ok(d)) = (ctx.text(strip(c)).parse::<i64>(), div_text.parse::<i64>()) else {
+                continue;
+            };
             if d > 1 && c == d - 1 {
                 out.push(Site::replace(n, format!("{} / {}", paren(ctx, a), ctx.text(div))));
             }
@@ -655,7 +675,9 @@ fn guard_clauses(ctx: &Ctx<'_>) -> Vec<Site> {
             "conditional_expression" => field(n, "condition"),
             _ => None,
         };
-        let Some(c) = cond.filter(|c| is_guard_condition(ctx, *c)) else { continue };
+        let Some(c) = cond.filter(|c| is_guard_condition(ctx, *c)) else {
+            continue;
+        };
         for b in descendants(c).filter(|d| d.kind() == "binary_expression" && matches!(op_text(ctx, *d), "&&" | "||")) {
             if let (Some(l), Some(r)) = (field(b, "left"), field(b, "right")) {
                 out.push(Site::replace(b, ctx.text(l)));
@@ -695,9 +717,10 @@ fn loop_start(ctx: &Ctx<'_>) -> Vec<Site> {
         .filter(|n| n.kind() == "for_statement")
         .filter_map(|f| field(f, "initializer"))
         .filter_map(|init| {
-            let value = descendants(init).find(|n| n.kind() == "init_declarator").and_then(|d| field(d, "value")).or_else(|| {
-                (init.kind() == "assignment_expression").then(|| field(init, "right")).flatten()
-            })?;
+            let value = descendants(init)
+                .find(|n| n.kind() == "init_declarator")
+                .and_then(|d| field(d, "value"))
+                .or_else(|| (init.kind() == "assignment_expression").then(|| field(init, "right")).flatten())?;
             (value.kind() == "number_literal" && ctx.text(value) == "0").then(|| Site::replace(value, "1"))
         })
         .collect()
@@ -717,9 +740,7 @@ fn loop_step(ctx: &Ctx<'_>) -> Vec<Site> {
                 let (op, right) = (op_text(ctx, u), field(u, "right")?);
                 match op {
                     "+=" | "-=" => Some(Site::replace(right, format!("2 * {}", paren(ctx, right)))),
-                    ">>=" | "/=" if ctx.text(right) == "1" || ctx.text(right) == "2" => {
-                        Some(Site::replace(right, if op == ">>=" { "2" } else { "4" }))
-                    }
+                    ">>=" | "/=" if ctx.text(right) == "1" || ctx.text(right) == "2" => Some(Site::replace(right, if op == ">>=" { "2" } else { "4" })),
                     _ => None,
                 }
             }
@@ -857,7 +878,10 @@ fn clamp_literal(ctx: &Ctx<'_>) -> Vec<Site> {
         .filter_map(|c| {
             let args = arguments(c);
             let [a, b] = args.as_slice() else { return None };
-            let literal = |n: Node<'_>| strip(n).kind() == "number_literal" || (strip(n).kind() == "unary_expression" && ctx.text(strip(n)).starts_with('-') && descendants(n).any(|d| d.kind() == "number_literal"));
+            let literal = |n: Node<'_>| {
+                strip(n).kind() == "number_literal"
+                    || (strip(n).kind() == "unary_expression" && ctx.text(strip(n)).starts_with('-') && descendants(n).any(|d| d.kind() == "number_literal"))
+            };
             match (literal(*a), literal(*b)) {
                 (false, true) => Some(Site::replace(c, format!("({})", ctx.text(*a)))),
                 (true, false) => Some(Site::replace(c, format!("({})", ctx.text(*b)))),
@@ -1027,10 +1051,12 @@ fn atomic_drop(ctx: &Ctx<'_>) -> Vec<Site> {
 fn shuffle_mask(ctx: &Ctx<'_>) -> Vec<Site> {
     ctx.nodes()
         .filter(|n| n.kind() == "call_expression")
-        .filter(|n| field(*n, "function").is_some_and(|f| {
-            let t = ctx.text(f);
-            t.starts_with("__shfl") && t.ends_with("_sync")
-        }))
+        .filter(|n| {
+            field(*n, "function").is_some_and(|f| {
+                let t = ctx.text(f);
+                t.starts_with("__shfl") && t.ends_with("_sync")
+            })
+        })
         .filter_map(|c| arguments(c).first().copied())
         .filter(|m| ctx.text(*m).eq_ignore_ascii_case("0xffffffff") || ctx.text(*m).eq_ignore_ascii_case("0xffffffffu"))
         .map(|m| Site::replace(m, "0x0000ffff"))

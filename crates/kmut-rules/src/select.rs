@@ -18,10 +18,8 @@ pub enum SelectError {
 /// Rules whose id matches any of `globs` (all when empty) and whose family is in `families`
 /// (all when empty).
 pub fn select(globs: &[String], families: &[String]) -> Result<Vec<&'static Rule>, SelectError> {
-    let matchers = globs
-        .iter()
-        .map(|g| Glob::new(g).map(|g| g.compile_matcher()).map_err(|e| SelectError::Glob(g.clone(), e)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let matchers =
+        globs.iter().map(|g| Glob::new(g).map(|g| g.compile_matcher()).map_err(|e| SelectError::Glob(g.clone(), e))).collect::<Result<Vec<_>, _>>()?;
     let fams = families.iter().map(|f| Family::parse(f).ok_or_else(|| SelectError::Family(f.clone()))).collect::<Result<Vec<_>, _>>()?;
     let chosen: Vec<&'static Rule> = RULES
         .iter()

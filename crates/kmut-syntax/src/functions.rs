@@ -35,8 +35,12 @@ pub(crate) fn find(src: &CudaSource) -> Vec<GpuFunction<'_>> {
             "__device__" => Some(FunctionKind::Device),
             _ => None,
         });
-        let (Some(kind), Some(body)) = (kind, field(node, "body")) else { continue };
-        let Some(name) = function_name(src, node) else { continue };
+        let (Some(kind), Some(body)) = (kind, field(node, "body")) else {
+            continue;
+        };
+        let Some(name) = function_name(src, node) else {
+            continue;
+        };
         let calls = descendants(body)
             .filter(|n| n.kind() == "call_expression")
             .filter_map(|c| field(c, "function"))

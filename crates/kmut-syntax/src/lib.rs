@@ -53,12 +53,10 @@ impl CudaSource {
         let src = CudaSource { file: file.to_owned(), text: text.to_owned(), lines: LineIndex::new(text), tree };
         let readable = src.functions().iter().any(|f| !f.has_error);
         if !readable {
-            let (line, col, snippet) = src
-                .first_error()
-                .map_or((1, 1, String::new()), |n| {
-                    let (l, c) = src.lines.line_col(n.start_byte());
-                    (l, c, src.snippet(n))
-                });
+            let (line, col, snippet) = src.first_error().map_or((1, 1, String::new()), |n| {
+                let (l, c) = src.lines.line_col(n.start_byte());
+                (l, c, src.snippet(n))
+            });
             let message = if snippet.is_empty() {
                 "no readable __global__ or __device__ function".to_owned()
             } else {

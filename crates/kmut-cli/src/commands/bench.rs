@@ -80,7 +80,15 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
         }
     });
     let wall = start.elapsed().as_secs_f64();
-    println!("NVRTC {}.{} -arch={}: {} mutants (of {}) from {} substrate(s)", version.0, version.1, args.arch, sample.len(), sources.len(), args.substrates.len());
+    println!(
+        "NVRTC {}.{} -arch={}: {} mutants (of {}) from {} substrate(s)",
+        version.0,
+        version.1,
+        args.arch,
+        sample.len(),
+        sources.len(),
+        args.substrates.len()
+    );
     println!("one thread: {:.1} ms per mutant (published NVRTC path: 84 ms; torch extension path: about 200,000 ms)", one * 1e3);
     println!(
         "{threads} threads: {:.1} mutants/s, {:.1} ms per mutant of wall time ({:.2}x one thread)",

@@ -36,10 +36,7 @@ pub fn run(args: &RulesArgs) -> anyhow::Result<ExitStatus> {
         println!("{:<width$}  {:<15}  {}", r.id, r.family.name(), r.description);
     }
     println!();
-    let counts: Vec<String> = Family::ALL
-        .iter()
-        .map(|f| format!("{f} {}", rules.iter().filter(|r| r.family == *f).count()))
-        .collect();
+    let counts: Vec<String> = Family::ALL.iter().map(|f| format!("{f} {}", rules.iter().filter(|r| r.family == *f).count())).collect();
     println!("{} rules (catalogue version {CATALOGUE_VERSION}): {}", rules.len(), counts.join(", "));
     Ok(ExitStatus::Success)
 }
