@@ -78,6 +78,8 @@ def describe(path: str | Path) -> dict[str, Any]:
         "steps": [{"kernel": s.kernel, "grid": list(s.grid), "block": list(s.block)} for s in steps],
         "cdiv_calls": calls,
         "launch_line": launch_line,
+        "suites": [{"name": s.name, "seeds": [int(x) for x in s.seeds], "purpose": s.purpose, "small": bool(s.small)}
+                   for s in fields["suites"]],
     }
 
 

@@ -56,6 +56,11 @@ impl ImageCache {
         (sub.join(format!("{key}.cubin")), sub.join(format!("{key}.log")))
     }
 
+    /// Where the image of `key` lives (whether or not it exists).
+    pub fn image_path(&self, key: &str) -> PathBuf {
+        self.paths(key).0
+    }
+
     pub fn get(&self, key: &str) -> Option<CacheEntry> {
         let (image, log) = self.paths(key);
         let log = std::fs::read_to_string(log).ok()?;

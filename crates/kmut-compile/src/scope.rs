@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use kmut_model::{Edit, Mutant, SubstrateDescription};
+use kmut_model::{apply_edits, Edit, Mutant, MutantKind, SubstrateDescription};
 use kmut_syntax::{CudaSource, FunctionKind, SyntaxError};
 
 /// Where each listed kernel is defined in a substrate's source.
@@ -58,6 +58,23 @@ impl Scopes {
     /// The stored form of a scope.
     pub fn key(scope: &[String]) -> String {
         scope.join(",")
+    }
+
+    /// The kernels a source mutant is compiled with and the source compiled: the mutant's
+    /// edits plus the cuts of every other kernel. `None` for launch mutants.
+    pub fn mutant_source(&self, cuda: &str, m: &Mutant) -> Option<(Vec<String>, String)> {
+        let MutantKind::Source { edits } = &m.mutation else {
+            return None;
+        };
+        let scope = self.of(m);
+        let mut all = edits.clone();
+        all.extend(self.cuts(&scope));
+        Some((scope, apply_edits(cuda, &all)))
+    }
+
+    /// The original source cut to `scope`.
+    pub fn original_source(&self, cuda: &str, scope: &[String]) -> String {
+        apply_edits(cuda, &self.cuts(scope))
     }
 
     /// Edits that cut out every located kernel outside `scope`.

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use kmut_model::{apply_edits, Family, Mutant, MutantKind, SubstrateDescription};
+use kmut_model::{Family, Mutant, MutantKind, SubstrateDescription};
 use kmut_nvrtc::{Compiler, Options};
 use kmut_store::{ClassRecord, CompileRecord, Store};
 
@@ -121,15 +121,13 @@ impl CompileStage<'_> {
         let mut todo: Vec<(&Mutant, String, String)> = Vec::new();
         let mut scope_of: BTreeMap<&str, String> = BTreeMap::new();
         for m in mutants {
-            let MutantKind::Source { edits } = &m.mutation else { continue };
-            let scope = scopes.of(m);
+            let Some((scope, source)) = scopes.mutant_source(&desc.cuda, m) else {
+                continue;
+            };
             let key = Scopes::key(&scope);
             if !originals.contains_key(&key) {
                 originals.insert(key.clone(), self.original(store, run, desc, &scopes, &scope)?);
             }
-            let mut all_edits = edits.clone();
-            all_edits.extend(scopes.cuts(&scope));
-            let source = apply_edits(&desc.cuda, &all_edits);
             scope_of.insert(&m.id, key.clone());
             match existing.get(&m.id) {
                 Some(r) if r.source_hash == sha256_hex(source.as_bytes()) && r.scope == key => summary.resumed += 1,
@@ -150,7 +148,7 @@ impl CompileStage<'_> {
     /// The image hash of the substrate's original source cut to `scope`, compiled unless stored.
     fn original(&self, store: &mut Store, run: i64, desc: &SubstrateDescription, scopes: &Scopes, scope: &[String]) -> Result<String, CompileError> {
         let key = Scopes::key(scope);
-        let source = apply_edits(&desc.cuda, &scopes.cuts(scope));
+        let source = scopes.original_source(&desc.cuda, scope);
         let hash = sha256_hex(source.as_bytes());
         let record = match store.original(&desc.name, &self.target.key(), &key)? {
             Some(r) if r.source_hash == hash => r,
@@ -190,7 +188,9 @@ impl CompileStage<'_> {
                     if interrupt.load(Ordering::Relaxed) {
                         break;
                     }
-                    let Some((m, scope, source)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                    let Some((m, scope, source)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
                     if tx.send(self.compile_one(substrate, Some(&m.id), scope, source)).is_err() {
                         break;
                     }

@@ -7,7 +7,8 @@ use kmut_model::{Edit, Family, Mutant, MutantKind, SubstrateDescription};
 use kmut_nvrtc::{Compiler, NvrtcSearch, Options};
 use kmut_store::Store;
 
-const SOURCE: &str = "extern \"C\" __global__ void k(const float* x, float* out, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = x[i] + 1.0f;\n}\n";
+const SOURCE: &str =
+    "extern \"C\" __global__ void k(const float* x, float* out, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = x[i] + 1.0f;\n}\n";
 
 fn compiler() -> Compiler {
     Compiler::open(&NvrtcSearch::from_environment()).expect("NVRTC must be installed (scripts/test installs it)")
@@ -24,6 +25,7 @@ fn desc() -> SubstrateDescription {
         steps: vec![],
         cdiv_calls: vec![],
         launch_line: 1,
+        suites: Vec::new(),
     }
 }
 

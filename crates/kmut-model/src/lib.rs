@@ -5,8 +5,10 @@
 
 mod family;
 mod mutant;
+mod protocol;
 mod substrate;
 
 pub use family::Family;
 pub use mutant::{apply_edits, mutant_id, Edit, LaunchTransform, Mutant, MutantKind};
-pub use substrate::{CdivCall, LaunchStep, SubstrateDescription};
+pub use protocol::{Column, Protocol};
+pub use substrate::{CdivCall, LaunchStep, SubstrateDescription, SuiteDescription};

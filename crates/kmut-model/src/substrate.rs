@@ -20,6 +20,19 @@ pub struct SubstrateDescription {
     pub cdiv_calls: Vec<CdivCall>,
     /// 1-based line of `def launch` in the substrate file.
     pub launch_line: usize,
+    /// The input suites, in the substrate's order (absent in descriptions stored before 0.1's
+    /// execution engine).
+    #[serde(default)]
+    pub suites: Vec<SuiteDescription>,
+}
+
+/// One input suite of a substrate: the columns it adds to a kill matrix are its seeds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteDescription {
+    pub name: String,
+    pub seeds: Vec<u64>,
+    pub purpose: String,
+    pub small: bool,
 }
 
 /// One kernel launch of a descriptor.

@@ -21,6 +21,7 @@ fn describe(cuda: String) -> SubstrateDescription {
         steps: vec![],
         cdiv_calls: vec![],
         launch_line: 0,
+        suites: Vec::new(),
     }
 }
 
@@ -97,13 +98,34 @@ fn rule_ids_are_unique_kebab_case_and_name_their_family() {
 #[test]
 fn the_required_fault_kinds_are_covered() {
     for id in [
-        "sync-shared-qualifier-remove", "index-thread-to-block", "index-block-to-thread", "index-thread-plus-one",
-        "index-thread-minus-one", "sync-barrier-remove", "sync-atomic-remove", "boundary-ceil-to-floor",
-        "boundary-guard-return-drop", "boundary-lt-to-le", "boundary-loop-last-iteration-drop", "precision-acc-fp16",
-        "precision-store-fp16", "precision-expf-fast", "precision-softmax-shift-drop", "precision-sqrt-epsilon-drop",
-        "semantic-constant-scale-10pct", "semantic-threshold-shift", "sync-barrier-to-syncwarp", "index-subscript-axis-swap",
-        "index-stride-confusion", "semantic-fmaxf-to-fminf", "semantic-sentinel-zero", "semantic-tie-break-to-last",
-        "launch-swap-grid-block", "launch-grid-plus-one", "launch-block-minus-one", "launch-cdiv-floor",
+        "sync-shared-qualifier-remove",
+        "index-thread-to-block",
+        "index-block-to-thread",
+        "index-thread-plus-one",
+        "index-thread-minus-one",
+        "sync-barrier-remove",
+        "sync-atomic-remove",
+        "boundary-ceil-to-floor",
+        "boundary-guard-return-drop",
+        "boundary-lt-to-le",
+        "boundary-loop-last-iteration-drop",
+        "precision-acc-fp16",
+        "precision-store-fp16",
+        "precision-expf-fast",
+        "precision-softmax-shift-drop",
+        "precision-sqrt-epsilon-drop",
+        "semantic-constant-scale-10pct",
+        "semantic-threshold-shift",
+        "sync-barrier-to-syncwarp",
+        "index-subscript-axis-swap",
+        "index-stride-confusion",
+        "semantic-fmaxf-to-fminf",
+        "semantic-sentinel-zero",
+        "semantic-tie-break-to-last",
+        "launch-swap-grid-block",
+        "launch-grid-plus-one",
+        "launch-block-minus-one",
+        "launch-cdiv-floor",
     ] {
         assert!(kmut_rules::rule(id).is_some(), "missing {id}");
     }

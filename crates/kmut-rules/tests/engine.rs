@@ -31,6 +31,7 @@ fn desc() -> SubstrateDescription {
         ],
         cdiv_calls: vec![CdivCall { a: 1000, b: 256, result: 4, line: 42 }, CdivCall { a: 1000, b: 256, result: 4, line: 50 }],
         launch_line: 40,
+        suites: Vec::new(),
     }
 }
 
@@ -55,7 +56,9 @@ fn no_source_mutant_edits_outside_a_gpu_function() {
     let src = kmut_syntax::CudaSource::parse("t.cu", &d.cuda).unwrap();
     let ranges: Vec<_> = src.functions().iter().filter(|f| !f.has_error).map(|f| f.node.byte_range()).collect();
     for m in mutate(&d, &all()).unwrap().mutants {
-        let MutantKind::Source { edits } = &m.mutation else { continue };
+        let MutantKind::Source { edits } = &m.mutation else {
+            continue;
+        };
         let fault = &edits[0];
         assert!(ranges.iter().any(|r| r.start <= fault.start && fault.end <= r.end), "{} edits outside a kernel", m.name());
         assert_ne!(m.apply(&d.cuda).unwrap(), d.cuda);

@@ -63,6 +63,65 @@ pub struct ClassRecord {
     pub duplicate_of: Option<String>,
 }
 
+/// One evaluation of a mutant on one input (a kill-matrix cell).
+#[allow(clippy::struct_excessive_bools)] // one column per flag of the stored row
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    pub mutant: String,
+    /// The compile target the mutant's image was built for (`Target::key`).
+    pub target: String,
+    pub suite: String,
+    pub seed: u64,
+    /// The image run: its hash (or `launch:` and the original's hash for launch mutants), so an
+    /// evaluation of an image that has since changed is not reused.
+    pub image: String,
+    /// Where it ran: `cuda:<device name>`.
+    pub backend: String,
+    /// `completed`, `crash` or `timeout`.
+    pub outcome: String,
+    /// The crash class: the CUDA error name, `launch:<Python exception>`, `worker_died`.
+    pub crash: Option<String>,
+    pub detail: Option<String>,
+    /// `max |ref - out| / (1 + |out|)`: `allclose(ref, out, atol=t, rtol=t)` passes iff `tau <= t`.
+    /// Infinite for NaN or a shape mismatch; `None` when nothing completed.
+    pub tau: Option<f64>,
+    pub max_abs: Option<f64>,
+    pub max_rel: Option<f64>,
+    pub nonfinite: bool,
+    pub shape_ok: bool,
+    /// A canary around a buffer `launch` allocated was overwritten: an out-of-bounds write.
+    pub canary: bool,
+    /// The cached inputs or reference were damaged by this mutant and rebuilt.
+    pub inputs_restored: bool,
+    pub kernel_ms: Option<f64>,
+    pub wall_ms: f64,
+}
+
+impl Evaluation {
+    /// Does `allclose(ref, out, atol=tol, rtol=tol)` after a shape check fail, or did the run
+    /// not complete? That is a kill under a KernelBench-style protocol at `tol`.
+    pub fn kills_at(&self, tol: f64) -> bool {
+        // NaN compares false, so a NaN tau kills too.
+        self.outcome != "completed" || !self.shape_ok || !matches!(self.tau, Some(t) if t <= tol)
+    }
+}
+
+/// One run of a substrate's original on one input: the reference point of its column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Baseline {
+    pub substrate: String,
+    pub target: String,
+    pub suite: String,
+    pub seed: u64,
+    pub backend: String,
+    /// The suite's sizes as JSON.
+    pub sizes: String,
+    pub tau: Option<f64>,
+    pub max_abs: Option<f64>,
+    pub kernel_ms: Option<f64>,
+    pub prep_s: Option<f64>,
+}
+
 /// An open store.
 pub struct Store {
     conn: Connection,
@@ -172,9 +231,8 @@ impl Store {
             let mut mutant = tx.prepare(
                 "INSERT OR REPLACE INTO compilations (mutant, target, scope, source_hash, image_hash, log, compile_ms, cached, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?;
-            let mut original = tx.prepare(
-                "INSERT OR REPLACE INTO originals (substrate, target, scope, source_hash, image_hash, log, compile_ms, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?;
+            let mut original =
+                tx.prepare("INSERT OR REPLACE INTO originals (substrate, target, scope, source_hash, image_hash, log, compile_ms, run) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
             for r in records {
                 match &r.mutant {
                     Some(id) => mutant.execute(params![id, r.target, r.scope, r.source_hash, r.image_hash, r.log, r.compile_ms, r.cached, run])?,
@@ -253,9 +311,9 @@ impl Store {
 
     /// Classes of a substrate's mutants for `target`, by mutant id.
     pub fn classes(&self, substrate: &str, target: &str) -> Result<HashMap<String, ClassRecord>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT c.mutant, c.class, c.duplicate_of FROM classes c JOIN mutants m ON m.id = c.mutant WHERE m.substrate = ?1 AND c.target = ?2",
-        )?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT c.mutant, c.class, c.duplicate_of FROM classes c JOIN mutants m ON m.id = c.mutant WHERE m.substrate = ?1 AND c.target = ?2")?;
         let rows = stmt.query_map(params![substrate, target], |r| Ok(ClassRecord { mutant: r.get(0)?, class: r.get(1)?, duplicate_of: r.get(2)? }))?;
         let mut out = HashMap::new();
         for r in rows {
@@ -269,6 +327,124 @@ impl Store {
     pub fn runs(&self) -> Result<Vec<(String, String)>> {
         let mut stmt = self.conn.prepare("SELECT command, status FROM runs ORDER BY id")?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// Every stored substrate description, by name.
+    pub fn substrates(&self) -> Result<Vec<SubstrateDescription>> {
+        let mut stmt = self.conn.prepare("SELECT description FROM substrates ORDER BY name")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        rows.map(|r| Ok(serde_json::from_str(&r?)?)).collect()
+    }
+
+    /// Store evaluations in one transaction; an evaluation already stored is replaced.
+    pub fn put_evaluations(&mut self, rows: &[Evaluation], run: i64) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut put = tx.prepare(
+                "INSERT OR REPLACE INTO evaluations (mutant, target, suite, seed, image, backend, outcome, crash, detail, tau, max_abs, max_rel,
+                   nonfinite, shape_ok, canary, inputs_restored, kernel_ms, wall_ms, run)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+            )?;
+            for e in rows {
+                put.execute(params![
+                    e.mutant,
+                    e.target,
+                    e.suite,
+                    e.seed as i64,
+                    e.image,
+                    e.backend,
+                    e.outcome,
+                    e.crash,
+                    e.detail,
+                    e.tau,
+                    e.max_abs,
+                    e.max_rel,
+                    e.nonfinite,
+                    e.shape_ok,
+                    e.canary,
+                    e.inputs_restored,
+                    e.kernel_ms,
+                    e.wall_ms,
+                    run
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Every evaluation of a substrate's mutants for `target`.
+    pub fn evaluations(&self, substrate: &str, target: &str) -> Result<Vec<Evaluation>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT e.mutant, e.suite, e.seed, e.image, e.backend, e.outcome, e.crash, e.detail, e.tau, e.max_abs, e.max_rel,
+                    e.nonfinite, e.shape_ok, e.canary, e.inputs_restored, e.kernel_ms, e.wall_ms
+             FROM evaluations e JOIN mutants m ON m.id = e.mutant WHERE m.substrate = ?1 AND e.target = ?2 ORDER BY e.mutant, e.suite, e.seed",
+        )?;
+        let rows = stmt.query_map(params![substrate, target], |r| {
+            Ok(Evaluation {
+                mutant: r.get(0)?,
+                target: target.to_owned(),
+                suite: r.get(1)?,
+                seed: r.get::<_, i64>(2)? as u64,
+                image: r.get(3)?,
+                backend: r.get(4)?,
+                outcome: r.get(5)?,
+                crash: r.get(6)?,
+                detail: r.get(7)?,
+                tau: r.get(8)?,
+                max_abs: r.get(9)?,
+                max_rel: r.get(10)?,
+                nonfinite: r.get(11)?,
+                shape_ok: r.get(12)?,
+                canary: r.get(13)?,
+                inputs_restored: r.get(14)?,
+                kernel_ms: r.get(15)?,
+                wall_ms: r.get(16)?,
+            })
+        })?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// Store (or replace) the original's run on one input.
+    pub fn put_baseline(&self, b: &Baseline, run: i64) -> Result<()> {
+        self.conn.execute(
+            "INSERT OR REPLACE INTO baselines (substrate, target, suite, seed, backend, sizes, tau, max_abs, kernel_ms, prep_s, run)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![b.substrate, b.target, b.suite, b.seed as i64, b.backend, b.sizes, b.tau, b.max_abs, b.kernel_ms, b.prep_s, run],
+        )?;
+        Ok(())
+    }
+
+    /// The original's runs of a substrate for `target`.
+    pub fn baselines(&self, substrate: &str, target: &str) -> Result<Vec<Baseline>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT suite, seed, backend, sizes, tau, max_abs, kernel_ms, prep_s FROM baselines WHERE substrate = ?1 AND target = ?2 ORDER BY suite, seed",
+        )?;
+        let rows = stmt.query_map(params![substrate, target], |r| {
+            Ok(Baseline {
+                substrate: substrate.to_owned(),
+                target: target.to_owned(),
+                suite: r.get(0)?,
+                seed: r.get::<_, i64>(1)? as u64,
+                backend: r.get(2)?,
+                sizes: r.get(3)?,
+                tau: r.get(4)?,
+                max_abs: r.get(5)?,
+                kernel_ms: r.get(6)?,
+                prep_s: r.get(7)?,
+            })
+        })?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// Targets that hold classes for `substrate`, most recent compile first.
+    pub fn targets(&self, substrate: &str) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT c.target FROM compilations c JOIN mutants m ON m.id = c.mutant WHERE m.substrate = ?1
+             GROUP BY c.target ORDER BY MAX(c.run) DESC",
+        )?;
+        let rows = stmt.query_map(params![substrate], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)
     }
 }

@@ -71,4 +71,45 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (mutant, target)
     );
     ",
+    // 2: the execution engine: one row per (mutant, input) evaluation and per (substrate, input)
+    // run of the original. `tau` is KernelBench's smallest passing tolerance, so any protocol
+    // tolerance is scored from it without running again.
+    r"
+    CREATE TABLE evaluations (
+        mutant          TEXT NOT NULL REFERENCES mutants(id) ON DELETE CASCADE,
+        target          TEXT NOT NULL,
+        suite           TEXT NOT NULL,
+        seed            INTEGER NOT NULL,
+        image           TEXT NOT NULL,
+        backend         TEXT NOT NULL,
+        outcome         TEXT NOT NULL CHECK (outcome IN ('completed', 'crash', 'timeout')),
+        crash           TEXT,
+        detail          TEXT,
+        tau             REAL,
+        max_abs         REAL,
+        max_rel         REAL,
+        nonfinite       INTEGER NOT NULL DEFAULT 0,
+        shape_ok        INTEGER NOT NULL DEFAULT 1,
+        canary          INTEGER NOT NULL DEFAULT 0,
+        inputs_restored INTEGER NOT NULL DEFAULT 0,
+        kernel_ms       REAL,
+        wall_ms         REAL NOT NULL,
+        run             INTEGER REFERENCES runs(id),
+        PRIMARY KEY (mutant, target, suite, seed)
+    );
+    CREATE TABLE baselines (
+        substrate TEXT NOT NULL REFERENCES substrates(name) ON DELETE CASCADE,
+        target    TEXT NOT NULL,
+        suite     TEXT NOT NULL,
+        seed      INTEGER NOT NULL,
+        backend   TEXT NOT NULL,
+        sizes     TEXT NOT NULL,
+        tau       REAL,
+        max_abs   REAL,
+        kernel_ms REAL,
+        prep_s    REAL,
+        run       INTEGER REFERENCES runs(id),
+        PRIMARY KEY (substrate, target, suite, seed)
+    );
+    ",
 ];

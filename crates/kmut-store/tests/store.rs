@@ -14,6 +14,7 @@ fn desc() -> SubstrateDescription {
         steps: vec![],
         cdiv_calls: vec![],
         launch_line: 1,
+        suites: Vec::new(),
     }
 }
 
