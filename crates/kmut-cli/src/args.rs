@@ -75,9 +75,130 @@ pub enum Command {
     #[command(verbatim_doc_comment)]
     Compile(CompileArgs),
 
+    /// Run every live mutant on the inputs of a checking protocol, on GPU workers, and store
+    /// the kill matrix.
+    ///
+    /// Substrates are compiled first (as `kmut compile`, through the image cache). Then worker
+    /// processes (--workers-per-gpu on each of --gpus) evaluate each live mutant on each input:
+    /// the official protocol's five T0_original trials, plus every targeted suite with
+    /// --suites all. Each evaluation stores tau* (the smallest passing allclose tolerance), the
+    /// max abs and rel errors, NaN/Inf, shape, the crash class, an out-of-bounds flag from
+    /// canaries around every buffer, the kernel time and the wall time. A hang is killed after
+    /// max(--timeout-factor x the original's kernel time, --min-timeout); a CUDA error that
+    /// poisons a context ends its worker and a fresh one takes over.
+    ///
+    /// By default a mutant stops at its first kill (--full-matrix runs every input). --sample N
+    /// or --budget (e.g. 8m) runs a stratified sample across substrates and families; `kmut
+    /// score` then reports confidence intervals. Results are stored as they arrive: after
+    /// Ctrl-C or kill -9, run the same command to resume.
+    ///
+    /// Examples:
+    ///   kmut run                                         # every substrates/accepted/*.py
+    ///   kmut run substrates/accepted/L1p23_softmax.py --suites all --full-matrix
+    ///   kmut run --sample 500 --seed 1 --workers-per-gpu 3
+    ///   kmut run --budget 8m
+    #[command(verbatim_doc_comment)]
+    Run(Box<RunArgs>),
+
+    /// Score the stored evaluations under a checking protocol: miss rates overall and by
+    /// family, level and substrate.
+    ///
+    /// Nothing is run. A live mutant is killed when any protocol input crashed, timed out,
+    /// changed the output's shape, or has tau* above the tolerance; it survives when every
+    /// input passed. The HEAD protocol (1e-4) is scored from the same evaluations as the
+    /// official one (1e-2). Where only a sample was evaluated, rates are stratified estimates
+    /// with 95% Wilson intervals.
+    ///
+    /// Examples:
+    ///   kmut score
+    ///   kmut score --protocol head
+    ///   kmut score --suites all --json
+    #[command(verbatim_doc_comment)]
+    Score(ScoreArgs),
+
     /// Benchmarks of kmut's own stages.
     #[command(subcommand)]
     Bench(BenchCommand),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Substrate files; default: every `substrates/accepted/*.py` under the working folder.
+    #[arg(value_name = "SUBSTRATE")]
+    pub substrates: Vec<PathBuf>,
+    /// The checking protocol whose inputs are run (`official`: `KernelBench` v0.1; `head`).
+    #[arg(long, default_value = "official", value_name = "NAME")]
+    pub protocol: String,
+    /// `official`: only the protocol's inputs; `all`: every suite of each substrate as well.
+    #[arg(long, default_value = "official", value_parser = ["official", "all"], value_name = "WHICH")]
+    pub suites: String,
+    /// Run every mutant on every input, even after a kill (default: stop at the first kill).
+    #[arg(long)]
+    pub full_matrix: bool,
+    /// Evaluate a stratified sample of N live mutants (by substrate and family).
+    #[arg(long, value_name = "N", conflicts_with = "budget")]
+    pub sample: Option<usize>,
+    /// Evaluate a stratified sample for this long (e.g. 90s, 8m, 1h), then stop.
+    #[arg(long, value_name = "DURATION")]
+    pub budget: Option<String>,
+    /// Seed of the sampling order.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// GPU indices (comma-separated); default: every visible GPU.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub gpus: Vec<u32>,
+    /// Worker processes per GPU.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub workers_per_gpu: usize,
+    /// Watchdog: an evaluation may take this many times the original's kernel time ...
+    #[arg(long, default_value_t = 20.0, value_name = "X")]
+    pub timeout_factor: f64,
+    /// ... and never less than this many seconds.
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+    pub min_timeout: f64,
+    /// Limit for preparing one input column (drawing inputs, the reference), in seconds.
+    #[arg(long, default_value_t = 900.0, value_name = "SECONDS")]
+    pub prep_timeout: f64,
+    /// Folder where workers share drawn inputs; default: a fresh folder in /dev/shm or the
+    /// temporary folder, removed at the end.
+    #[arg(long, value_name = "DIR")]
+    pub scratch: Option<PathBuf>,
+    /// The store (`SQLite`); default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub compile: CompileOptions,
+    /// Only rules whose id matches this glob (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub rules: Vec<String>,
+    /// Only rules of this family (repeatable).
+    #[arg(long, value_name = "FAMILY")]
+    pub family: Vec<String>,
+    /// The worker program (for tests): replaces `PYTHON -m kmut._run_worker`.
+    #[arg(long, hide = true, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
+    pub worker: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ScoreArgs {
+    /// Only these substrates (names, e.g. `L1p23_softmax`); default: every one in the store.
+    #[arg(value_name = "NAME")]
+    pub substrates: Vec<String>,
+    /// The checking protocol: `official` (`KernelBench` v0.1, 1e-2) or `head` (1e-4).
+    #[arg(long, default_value = "official", value_name = "NAME")]
+    pub protocol: String,
+    /// Score at this tolerance instead of the protocol's (atol = rtol).
+    #[arg(long, value_name = "TOL")]
+    pub tolerance: Option<f64>,
+    /// `official`: the protocol's inputs; `all`: every suite counts as a trial input.
+    #[arg(long, default_value = "official", value_parser = ["official", "all"], value_name = "WHICH")]
+    pub suites: String,
+    /// Print the whole score as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The store (`SQLite`); default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -98,7 +219,7 @@ pub struct CompileArgs {
     pub store: Option<PathBuf>,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct CompileOptions {
     /// NVRTC target architecture.
     #[arg(long, default_value = "sm_90", value_name = "ARCH")]

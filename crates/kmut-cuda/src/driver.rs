@@ -32,6 +32,7 @@ pub struct DriverMissing(#[source] pub libloading::Error);
 
 type InitFn = unsafe extern "C" fn(c_uint) -> CuResult;
 type DeviceGetFn = unsafe extern "C" fn(*mut CuDevice, c_int) -> CuResult;
+type DeviceCountFn = unsafe extern "C" fn(*mut i32) -> CuResult;
 type PrimaryRetainFn = unsafe extern "C" fn(*mut CuContext, CuDevice) -> CuResult;
 type PrimaryReleaseFn = unsafe extern "C" fn(CuDevice) -> CuResult;
 type CtxSetFn = unsafe extern "C" fn(CuContext) -> CuResult;
@@ -39,19 +40,8 @@ type ModuleLoadFn = unsafe extern "C" fn(*mut CuModule, *const c_void) -> CuResu
 type ModuleUnloadFn = unsafe extern "C" fn(CuModule) -> CuResult;
 type GetFunctionFn = unsafe extern "C" fn(*mut CuFunction, CuModule, *const c_char) -> CuResult;
 type ParamInfoFn = unsafe extern "C" fn(CuFunction, usize, *mut usize, *mut usize) -> CuResult;
-type LaunchFn = unsafe extern "C" fn(
-    CuFunction,
-    c_uint,
-    c_uint,
-    c_uint,
-    c_uint,
-    c_uint,
-    c_uint,
-    c_uint,
-    CuStream,
-    *mut *mut c_void,
-    *mut *mut c_void,
-) -> CuResult;
+type LaunchFn =
+    unsafe extern "C" fn(CuFunction, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, CuStream, *mut *mut c_void, *mut *mut c_void) -> CuResult;
 type StreamSyncFn = unsafe extern "C" fn(CuStream) -> CuResult;
 type ErrorTextFn = unsafe extern "C" fn(CuResult, *mut *const c_char) -> CuResult;
 
@@ -59,6 +49,7 @@ type ErrorTextFn = unsafe extern "C" fn(CuResult, *mut *const c_char) -> CuResul
 pub struct Driver {
     _lib: Library,
     pub(crate) device_get: DeviceGetFn,
+    device_count: DeviceCountFn,
     pub(crate) primary_retain: PrimaryRetainFn,
     pub(crate) primary_release: PrimaryReleaseFn,
     pub(crate) ctx_set_current: CtxSetFn,
@@ -82,10 +73,12 @@ static DRIVER: OnceLock<Result<Arc<Driver>, String>> = OnceLock::new();
 impl Driver {
     /// The process's driver, loaded and initialised on first use.
     pub fn get() -> Result<Arc<Driver>, CudaError> {
-        DRIVER
-            .get_or_init(|| Driver::load().map(Arc::new))
-            .clone()
-            .map_err(|message| CudaError { call: "dlopen(libcuda.so.1)", code: -1, name: "DRIVER_NOT_LOADED".into(), message })
+        DRIVER.get_or_init(|| Driver::load().map(Arc::new)).clone().map_err(|message| CudaError {
+            call: "dlopen(libcuda.so.1)",
+            code: -1,
+            name: "DRIVER_NOT_LOADED".into(),
+            message,
+        })
     }
 
     fn load() -> Result<Driver, String> {
@@ -94,8 +87,7 @@ impl Driver {
         macro_rules! sym {
             ($name:literal) => {{
                 // SAFETY: the type matches the driver API prototype of this symbol.
-                let s = unsafe { lib.get(concat!($name, "\0").as_bytes()) }
-                    .map_err(|e| format!("libcuda.so.1 lacks {}: {e}", $name))?;
+                let s = unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|e| format!("libcuda.so.1 lacks {}: {e}", $name))?;
                 *s
             }};
         }
@@ -104,6 +96,7 @@ impl Driver {
         let param_info = unsafe { lib.get::<ParamInfoFn>(b"cuFuncGetParamInfo\0") }.ok().map(|s| *s);
         let driver = Driver {
             device_get: sym!("cuDeviceGet"),
+            device_count: sym!("cuDeviceGetCount"),
             primary_retain: sym!("cuDevicePrimaryCtxRetain"),
             primary_release: sym!("cuDevicePrimaryCtxRelease_v2"),
             ctx_set_current: sym!("cuCtxSetCurrent"),
@@ -143,6 +136,14 @@ impl Driver {
         }
         // SAFETY: non-null, static, NUL-terminated.
         Some(unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned())
+    }
+
+    /// How many devices the driver shows this process (after `CUDA_VISIBLE_DEVICES`).
+    pub fn device_count(&self) -> Result<usize, CudaError> {
+        let mut n = 0i32;
+        // SAFETY: valid out-pointer.
+        self.check("cuDeviceGetCount", unsafe { (self.device_count)(&raw mut n) })?;
+        Ok(n.max(0) as usize)
     }
 
     /// Wait for `stream` and report the first error of anything it ran (the way an illegal

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use kmut_compile::{CompileStage, ImageCache, Reporter, SubstrateSummary};
-use kmut_model::Family;
+use kmut_model::{Family, Mutant, SubstrateDescription};
 use kmut_nvrtc::{Compiler, NvrtcSearch, Options};
 use kmut_rules::select::select;
 use kmut_store::Store;
@@ -20,36 +20,89 @@ use crate::{Environment, ExitStatus};
 const CLASSES: [&str; 5] = ["generated", "stillborn", "equivalent", "duplicate", "live"];
 
 pub fn run(args: &CompileArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
-    let substrates = substrate_paths(&args.substrates)?;
-    let rules = select(&args.rules, &args.family)?;
-    let compiler = open_compiler(&args.compile, env)?;
-    let cache = cache(&args.compile);
-    let threads = args.compile.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let options = Options { arch: args.compile.arch.clone(), extra: Vec::new() };
-    let stage = CompileStage::new(&compiler, cache.clone(), threads, options)?;
-    let store_path = args.store.clone().or_else(|| std::env::var_os("KMUT_STORE").map(PathBuf::from)).unwrap_or_else(|| PathBuf::from("kmut.sqlite"));
+    let interrupt = interrupt_flag();
+    let compiled = compile_substrates(&args.substrates, &args.rules, &args.family, &args.compile, args.store.as_deref(), env, &interrupt, "compile")?;
+    print_tables(&compiled.summaries);
+    let fresh: usize = compiled.summaries.iter().map(|s| s.compiled).sum();
+    let cached: usize = compiled.summaries.iter().map(|s| s.cached).sum();
+    let resumed: usize = compiled.summaries.iter().map(|s| s.resumed).sum();
+    let cache_note = compiled.cache.as_ref().map_or_else(|| "no cache".to_owned(), |c| format!("cache {}", c.dir().display()));
+    eprintln!(
+        "{}; {fresh} compiled now, {cached} from the cache, {resumed} already in the store `{}`; {cache_note}",
+        compiled.target,
+        compiled.store.path().display()
+    );
+    if compiled.interrupted {
+        eprintln!("interrupted: the results so far are stored; run the same command again to resume");
+        return Ok(ExitStatus::Interrupted);
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// What the compile stage leaves for later stages.
+pub struct Compiled {
+    pub store: Store,
+    pub compiler: Compiler,
+    pub cache: Option<ImageCache>,
+    pub options: Options,
+    pub target: String,
+    pub substrates: Vec<(SubstrateDescription, Vec<Mutant>)>,
+    pub summaries: Vec<SubstrateSummary>,
+    pub interrupted: bool,
+}
+
+/// The store path: `--store`, else `$KMUT_STORE`, else `kmut.sqlite` in the working folder.
+pub fn store_path(given: Option<&Path>) -> PathBuf {
+    given.map(Path::to_path_buf).or_else(|| std::env::var_os("KMUT_STORE").map(PathBuf::from)).unwrap_or_else(|| PathBuf::from("kmut.sqlite"))
+}
+
+/// Mutate, store, compile and classify `paths` (every accepted substrate when empty), as
+/// `kmut compile` does; `command` names the run in the store.
+#[allow(clippy::too_many_arguments)]
+pub fn compile_substrates(
+    paths: &[PathBuf],
+    rule_globs: &[String],
+    families: &[String],
+    opts: &CompileOptions,
+    store: Option<&Path>,
+    env: &Environment,
+    interrupt: &AtomicBool,
+    command: &str,
+) -> anyhow::Result<Compiled> {
+    let substrates = substrate_paths(paths)?;
+    let rules = select(rule_globs, families)?;
+    let compiler = open_compiler(opts, env)?;
+    let cache = cache(opts);
+    let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let options = Options { arch: opts.arch.clone(), extra: Vec::new() };
+    let stage = CompileStage::new(&compiler, cache.clone(), threads, options.clone())?;
+    let store_path = store_path(store);
     let mut store = Store::open(&store_path)?;
     let target = stage.target.key();
-    let run = store.begin_run("compile", &format!("{}.{}", stage.target.nvrtc.0, stage.target.nvrtc.1), &target)?;
-    let interrupt = interrupt_flag();
+    let run = store.begin_run(command, &format!("{}.{}", stage.target.nvrtc.0, stage.target.nvrtc.1), &target)?;
     let reporter = Progress::new();
 
     let mut summaries = Vec::new();
+    let mut described = Vec::new();
     let mut outcome = Ok(());
     for path in &substrates {
         if interrupt.load(Ordering::Relaxed) {
             break;
         }
-        let step = (|| -> anyhow::Result<SubstrateSummary> {
+        let step = (|| -> anyhow::Result<(SubstrateDescription, Vec<Mutant>, SubstrateSummary)> {
             let desc = (env.describe)(path).with_context(|| format!("could not read the substrate `{}`", path.display()))?;
             let out = kmut_rules::mutate(&desc, &rules)?;
             store.put_substrate(&desc, &kmut_compile::sha256_hex(desc.cuda.as_bytes()))?;
             store.replace_mutants(&desc.name, &out.mutants)?;
-            Ok(stage.run(&mut store, run, &desc, &out.mutants, &interrupt, &reporter)?)
+            let summary = stage.run(&mut store, run, &desc, &out.mutants, interrupt, &reporter)?;
+            Ok((desc, out.mutants, summary))
         })();
         reporter.finish();
         match step {
-            Ok(s) => summaries.push(s),
+            Ok((d, m, s)) => {
+                described.push((d, m));
+                summaries.push(s);
+            }
             Err(e) => {
                 outcome = Err(e);
                 break;
@@ -57,22 +110,19 @@ pub fn run(args: &CompileArgs, env: &Environment) -> anyhow::Result<ExitStatus> 
         }
     }
     let interrupted = interrupt.load(Ordering::Relaxed) || summaries.iter().any(|s| s.interrupted);
-    store.finish_run(run, if outcome.is_err() { "failed" } else if interrupted { "interrupted" } else { "done" })?;
+    store.finish_run(
+        run,
+        if outcome.is_err() {
+            "failed"
+        } else if interrupted {
+            "interrupted"
+        } else {
+            "done"
+        },
+    )?;
     outcome?;
-    print_tables(&summaries);
-    let fresh: usize = summaries.iter().map(|s| s.compiled).sum();
-    let cached: usize = summaries.iter().map(|s| s.cached).sum();
-    let resumed: usize = summaries.iter().map(|s| s.resumed).sum();
-    let cache_note = cache.map_or_else(|| "no cache".to_owned(), |c| format!("cache {}", c.dir().display()));
-    eprintln!(
-        "{target}; {fresh} compiled now, {cached} from the cache, {resumed} already in the store `{}`; {cache_note}",
-        store_path.display()
-    );
-    if interrupted {
-        eprintln!("interrupted: the results so far are stored; run the same command again to resume");
-        return Ok(ExitStatus::Interrupted);
-    }
-    Ok(ExitStatus::Success)
+    drop(stage);
+    Ok(Compiled { store, compiler, cache, options, target, substrates: described, summaries, interrupted })
 }
 
 /// The given paths, or every accepted substrate under the working folder.
@@ -99,13 +149,13 @@ pub fn open_compiler(opts: &CompileOptions, env: &Environment) -> anyhow::Result
     Ok(Compiler::open(&search)?)
 }
 
-fn cache(opts: &CompileOptions) -> Option<ImageCache> {
+pub fn cache(opts: &CompileOptions) -> Option<ImageCache> {
     (!opts.no_cache).then(|| ImageCache::new(opts.cache.clone().unwrap_or_else(ImageCache::default_dir)))
 }
 
 /// Ctrl-C sets the flag (the stage stops taking work and keeps what it has); a second Ctrl-C
 /// exits at once.
-fn interrupt_flag() -> Arc<AtomicBool> {
+pub fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = Arc::clone(&flag);
     let _ = ctrlc::set_handler(move || {

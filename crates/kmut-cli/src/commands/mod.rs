@@ -5,6 +5,8 @@ mod compile;
 mod gate;
 mod mutate;
 mod rules;
+mod run;
+mod score;
 
 use crate::args::{BenchCommand, Cli, Command};
 use crate::{Environment, ExitStatus};
@@ -15,6 +17,8 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Rules(args) => rules::run(&args),
         Command::Mutate(args) => mutate::run(&args, env),
         Command::Compile(args) => compile::run(&args, env),
+        Command::Run(args) => run::run(&args, env),
+        Command::Score(args) => score::run(&args),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
     }

@@ -1,0 +1,387 @@
+//! `kmut run`: compile, plan, evaluate on GPU workers, then print the score.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use kmut_compile::{source_key, ImageCache, Scopes};
+use kmut_exec::engine::Progress;
+use kmut_exec::{stratified_order, Candidate, Engine, EngineConfig, Reporter, RunSummary, SubstratePlan};
+use kmut_model::{MutantKind, Protocol};
+
+use crate::args::RunArgs;
+use crate::commands::compile::{compile_substrates, interrupt_flag, Compiled};
+use crate::{Environment, ExitStatus};
+
+pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    let protocol = Protocol::named(&args.protocol).map_err(anyhow::Error::msg)?;
+    let budget = args.budget.as_deref().map(parse_duration).transpose()?;
+    // Fail before compiling when there is nothing to run on.
+    let devices = if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() };
+    let mut compile_opts = args.compile.clone();
+    let temp_cache = compile_opts.no_cache.then(|| std::env::temp_dir().join(format!("kmut-run-cache-{}", std::process::id())));
+    if let Some(dir) = &temp_cache {
+        // Workers load images from files, so a run always compiles through a cache; with
+        // --no-cache it is a fresh one, removed at the end.
+        compile_opts.no_cache = false;
+        compile_opts.cache = Some(dir.clone());
+    }
+    let interrupt = interrupt_flag();
+    let mut compiled = compile_substrates(&args.substrates, &args.rules, &args.family, &compile_opts, args.store.as_deref(), env, &interrupt, "run")?;
+    if compiled.interrupted {
+        eprintln!("interrupted while compiling: the results so far are stored; run the same command again to resume");
+        return Ok(ExitStatus::Interrupted);
+    }
+    let all_suites = args.suites == "all";
+    let (plans, order) = plan(&compiled, &protocol, all_suites, args.seed, args.sample)?;
+    let (scratch, own_scratch) = scratch_dir(args.scratch.as_deref())?;
+    let log = PathBuf::from(format!("{}.workers.log", compiled.store.path().display()));
+    let worker_command =
+        if args.worker.is_empty() { vec![env.python.display().to_string(), "-m".into(), "kmut._run_worker".into()] } else { args.worker.clone() };
+    let config = EngineConfig {
+        worker_command,
+        devices: devices.clone(),
+        workers_per_device: args.workers_per_gpu.max(1),
+        scratch: Some(scratch.clone()),
+        log: log.clone(),
+        first_kill: !args.full_matrix,
+        tolerance: protocol.tolerance(),
+        timeout_factor: args.timeout_factor,
+        min_timeout: Duration::from_secs_f64(args.min_timeout),
+        start_timeout: Duration::from_mins(2),
+        prep_timeout: Duration::from_secs_f64(args.prep_timeout),
+        round: budget.map(|_| (64 * devices.len() * args.workers_per_gpu.max(1)).max(64)),
+        deadline: budget.map(|b| Instant::now() + b),
+        target: compiled.target.clone(),
+    };
+    let columns: usize = plans.iter().map(|p| p.columns.len()).sum();
+    eprintln!(
+        "run: {} live mutants of {} substrates{}, {} input columns ({}), {} on {} GPU(s) x {} workers; worker log {}",
+        order.len(),
+        plans.len(),
+        args.sample.map_or_else(String::new, |n| format!(" (a stratified sample of {n}, seed {})", args.seed)),
+        columns,
+        if all_suites { "protocol and targeted suites" } else { "the protocol's" },
+        if args.full_matrix { "full matrix" } else { "first kill" },
+        devices.len(),
+        config.workers_per_device,
+        log.display()
+    );
+    let run_id = compiled.store.begin_run(&format!("run --protocol {}", protocol.name), "", &compiled.target)?;
+    let reporter = RunProgress::new();
+    let outcome = Engine::new(config, &plans, &mut compiled.store, run_id, &reporter, &interrupt).run(&order);
+    reporter.finish();
+    if own_scratch {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    if let Some(dir) = &temp_cache {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let summary = match outcome {
+        Ok(s) => s,
+        Err(e) => {
+            compiled.store.finish_run(run_id, "failed")?;
+            return Err(e.into());
+        }
+    };
+    compiled.store.finish_run(run_id, if summary.interrupted { "interrupted" } else { "done" })?;
+    print_summary(&summary);
+    let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
+    let score = kmut_score::score(&compiled.store, &names, &protocol, protocol.tolerance(), all_suites)?;
+    println!();
+    super::score::print(&score);
+    if summary.interrupted {
+        eprintln!("interrupted: every finished evaluation is stored; run the same command again to resume");
+        return Ok(ExitStatus::Interrupted);
+    }
+    if !summary.failures.is_empty() {
+        return Ok(ExitStatus::Failure);
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// Every GPU the driver shows, or an error saying why there is none.
+fn visible_gpus() -> anyhow::Result<Vec<u32>> {
+    let n = kmut_cuda::Driver::get()
+        .and_then(|d| d.device_count())
+        .map_err(|e| anyhow::anyhow!("no GPU is visible ({e}); `kmut run` evaluates mutants on GPUs (pass --gpus to choose them)"))?;
+    anyhow::ensure!(n > 0, "the CUDA driver shows no GPU; `kmut run` evaluates mutants on GPUs");
+    Ok((0..n as u32).collect())
+}
+
+/// `(substrate, candidate)` positions, in the order mutants are taken.
+type Order = Vec<(usize, usize)>;
+
+/// Each substrate's columns, original image and live candidates (of `sample`, when given:
+/// only their images need to be in the cache).
+fn plan(compiled: &Compiled, protocol: &Protocol, all_suites: bool, seed: u64, sample: Option<usize>) -> anyhow::Result<(Vec<SubstratePlan>, Order)> {
+    let cache = compiled.cache.as_ref().context("a run needs the image cache")?;
+    let mut plans = Vec::new();
+    for (desc, mutants) in &compiled.substrates {
+        let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
+        let all = scopes.all();
+        let original_source = scopes.original_source(&desc.cuda, &all);
+        fill_cache(compiled, cache, std::slice::from_ref(&original_source))?;
+        let original_image = image_in(cache, &original_source, &compiled.target).with_context(|| format!("the original image of {}", desc.name))?;
+        let original_hash = compiled
+            .store
+            .original(&desc.name, &compiled.target, &Scopes::key(&all))?
+            .and_then(|r| r.image_hash)
+            .with_context(|| format!("{} has no compiled original in the store", desc.name))?;
+        let names: Vec<&str> = desc.kernels.iter().map(String::as_str).collect();
+        let symbols: BTreeMap<String, String> =
+            compiled.compiler.compile_kernels(&original_source, "kernel.cu", &compiled.options, &names)?.symbols.into_iter().collect();
+        let classes = compiled.store.classes(&desc.name, &compiled.target)?;
+        let records = compiled.store.compilations(&desc.name, &compiled.target)?;
+        let mut candidates = Vec::new();
+        for m in mutants {
+            if classes.get(&m.id).is_none_or(|c| c.class != "live") {
+                continue;
+            }
+            let candidate = match &m.mutation {
+                MutantKind::Launch { transform } => Candidate {
+                    id: m.id.clone(),
+                    family: m.family,
+                    image: None,
+                    image_id: format!("launch:{original_hash}"),
+                    scope: all.clone(),
+                    transform: Some(transform.clone()),
+                },
+                MutantKind::Source { .. } => {
+                    let (scope, source) = scopes.mutant_source(&desc.cuda, m).expect("a source mutant");
+                    let image = cache.image_path(&source_key(&source, &compiled.target));
+                    let image_id = records.get(&m.id).and_then(|r| r.image_hash.clone()).unwrap_or_default();
+                    Candidate { id: m.id.clone(), family: m.family, image: Some(image), image_id, scope, transform: None }
+                }
+            };
+            candidates.push(candidate);
+        }
+        plans.push(SubstratePlan {
+            name: desc.name.clone(),
+            level: desc.level,
+            path: desc.path.clone(),
+            original_image,
+            symbols,
+            columns: protocol.columns(desc, all_suites),
+            candidates,
+        });
+    }
+    let order = order(&plans, seed, sample);
+    // The images of the chosen mutants, compiled where the cache lacks them.
+    let mut sources = Vec::new();
+    for &(s, c) in &order {
+        let (desc, mutants) = &compiled.substrates[s];
+        let id = &plans[s].candidates[c].id;
+        if let Some(m) = mutants.iter().find(|m| &m.id == id) {
+            let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
+            if let Some((_, source)) = scopes.mutant_source(&desc.cuda, m) {
+                sources.push(source);
+            }
+        }
+    }
+    fill_cache(compiled, cache, &sources)?;
+    for &(s, c) in &order {
+        if let Some(image) = &plans[s].candidates[c].image {
+            anyhow::ensure!(image.is_file(), "the image of mutant {} of {} is missing from the cache", plans[s].candidates[c].id, plans[s].name);
+        }
+    }
+    Ok((plans, order))
+}
+
+fn image_in(cache: &ImageCache, source: &str, target: &str) -> anyhow::Result<PathBuf> {
+    let path = cache.image_path(&source_key(source, target));
+    anyhow::ensure!(path.is_file(), "its image `{}` is missing from the cache; run the command again to recompile it", path.display());
+    Ok(path)
+}
+
+/// Compile, into the cache, every source whose image is missing there: the store may say a
+/// mutant is compiled (a store copied from another machine, a cleared cache) while its image is
+/// gone. Only sources that compiled before are expected to compile now.
+fn fill_cache(compiled: &Compiled, cache: &ImageCache, sources: &[String]) -> anyhow::Result<usize> {
+    let missing: Vec<&String> = sources.iter().filter(|s| !cache.image_path(&source_key(s, &compiled.target)).is_file()).collect();
+    if missing.is_empty() {
+        return Ok(0);
+    }
+    eprintln!("run: compiling {} images missing from the cache `{}`", missing.len(), cache.dir().display());
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(missing.len());
+    let (nvrtc, options, target) = (&compiled.compiler, &compiled.options, compiled.target.as_str());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some(source) = missing.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                    let result = nvrtc
+                        .compile(source, "kernel.cu", options)
+                        .map_err(anyhow::Error::from)
+                        .and_then(|out| Ok(cache.put(&source_key(source, target), &kmut_compile::CacheEntry { image: out.image, log: out.log })?));
+                    if let Err(e) = result {
+                        failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(e);
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    match failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
+        Some(e) => Err(e),
+        None => Ok(missing.len()),
+    }
+}
+
+/// `(substrate, candidate)` positions in the stratified order, cut to `sample`.
+fn order(plans: &[SubstratePlan], seed: u64, sample: Option<usize>) -> Vec<(usize, usize)> {
+    let mut positions = Vec::new();
+    let mut items = Vec::new();
+    for (s, p) in plans.iter().enumerate() {
+        for (c, cand) in p.candidates.iter().enumerate() {
+            positions.push((s, c));
+            items.push((p.name.as_str(), cand.family, cand.id.as_str()));
+        }
+    }
+    let mut order: Vec<(usize, usize)> = stratified_order(&items, seed).into_iter().map(|i| positions[i]).collect();
+    if let Some(n) = sample {
+        order.truncate(n);
+    }
+    order
+}
+
+/// The given folder, or a fresh one in /dev/shm (RAM) or the temporary folder, which the run
+/// removes at the end.
+fn scratch_dir(given: Option<&Path>) -> anyhow::Result<(PathBuf, bool)> {
+    if let Some(dir) = given {
+        std::fs::create_dir_all(dir).with_context(|| format!("could not create the scratch folder `{}`", dir.display()))?;
+        return Ok((dir.to_path_buf(), false));
+    }
+    let base = Path::new("/dev/shm");
+    let base = if base.is_dir() { base.to_path_buf() } else { std::env::temp_dir() };
+    let dir = base.join(format!("kmut-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("could not create the scratch folder `{}`", dir.display()))?;
+    Ok((dir, true))
+}
+
+/// `90`, `90s`, `8m`, `1h30m`.
+pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
+    let bad = || anyhow::anyhow!("`{text}` is not a duration; write e.g. 90s, 8m or 1h30m");
+    let mut total = 0.0;
+    let mut number = String::new();
+    for ch in text.trim().chars() {
+        if ch.is_ascii_digit() || ch == '.' {
+            number.push(ch);
+            continue;
+        }
+        let unit = match ch {
+            's' => 1.0,
+            'm' => 60.0,
+            'h' => 3600.0,
+            _ => return Err(bad()),
+        };
+        total += number.parse::<f64>().map_err(|_| bad())? * unit;
+        number.clear();
+    }
+    if !number.is_empty() {
+        total += number.parse::<f64>().map_err(|_| bad())?;
+    }
+    anyhow::ensure!(total > 0.0, bad());
+    Ok(Duration::from_secs_f64(total))
+}
+
+fn print_summary(s: &RunSummary) {
+    let secs = s.elapsed.as_secs_f64().max(1e-9);
+    let overhead = if s.kernel_ms > 0.0 { format!("{:.1}", s.wall_ms / s.kernel_ms) } else { "-".into() };
+    eprintln!(
+        "run: {} evaluations now ({:.1}/s; wall over kernel time {overhead}), {} reused from the store; {} crashes, {} timeouts, {} out-of-bounds writes, {} workers replaced; {}/{} mutants settled on {}",
+        s.evaluations,
+        s.evaluations as f64 / secs,
+        s.resumed,
+        s.crashes,
+        s.timeouts,
+        s.canaries,
+        s.respawns,
+        s.decided,
+        s.total,
+        if s.backend.is_empty() { "no backend" } else { &s.backend }
+    );
+    if s.budget_spent {
+        eprintln!("run: the time budget is spent; the evaluated mutants form a stratified sample");
+    }
+    for f in &s.failures {
+        eprintln!("error: {f}");
+    }
+}
+
+/// The progress line: redrawn on a terminal, every 10% otherwise; hidden with `KMUT_NO_PROGRESS`.
+struct RunProgress {
+    tty: bool,
+    hidden: bool,
+    last_decile: Mutex<usize>,
+}
+
+impl RunProgress {
+    fn new() -> RunProgress {
+        RunProgress { tty: std::io::stderr().is_terminal(), hidden: std::env::var_os("KMUT_NO_PROGRESS").is_some(), last_decile: Mutex::new(0) }
+    }
+
+    fn finish(&self) {
+        if self.tty && !self.hidden {
+            eprintln!();
+        }
+    }
+}
+
+impl Reporter for RunProgress {
+    fn progress(&self, p: &Progress) {
+        if self.hidden {
+            return;
+        }
+        let secs = p.elapsed.as_secs_f64().max(1e-3);
+        let rate = p.decided as f64 / secs;
+        let eta = if rate > 0.0 { format!("{:.0} s", (p.total - p.decided) as f64 / rate) } else { "?".into() };
+        let line = format!(
+            "run: {}/{} mutants settled, {} killed; {} evaluations ({:.1}/s); {} workers; ETA {eta}",
+            p.decided,
+            p.total,
+            p.killed,
+            p.evaluations,
+            p.evaluations as f64 / secs,
+            p.workers
+        );
+        if self.tty {
+            eprint!("\r{line:<110}");
+            let _ = std::io::stderr().flush();
+        } else {
+            let decile = (p.decided * 10).checked_div(p.total).unwrap_or(10);
+            let mut last = self.last_decile.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if decile > *last {
+                eprintln!("{line}");
+                *last = decile;
+            }
+        }
+    }
+
+    fn note(&self, message: &str) {
+        if self.tty && !self.hidden {
+            eprintln!("\r{message:<110}");
+        } else {
+            eprintln!("{message}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90").unwrap().as_secs(), 90);
+        assert_eq!(parse_duration("8m").unwrap().as_secs(), 480);
+        assert_eq!(parse_duration("1h30m").unwrap().as_secs(), 5400);
+        assert_eq!(parse_duration("1.5s").unwrap().as_millis(), 1500);
+        assert!(parse_duration("8 minutes").is_err());
+        assert!(parse_duration("0s").is_err());
+    }
+}

@@ -1,0 +1,83 @@
+//! `kmut score`: miss rates under a protocol from the stored evaluations.
+
+use kmut_model::Protocol;
+use kmut_score::{Estimate, Group, Score};
+use kmut_store::Store;
+
+use crate::args::ScoreArgs;
+use crate::commands::compile::store_path;
+use crate::ExitStatus;
+
+pub fn run(args: &ScoreArgs) -> anyhow::Result<ExitStatus> {
+    let protocol = Protocol::named(&args.protocol).map_err(anyhow::Error::msg)?;
+    let tolerance = args.tolerance.unwrap_or_else(|| protocol.tolerance());
+    anyhow::ensure!(tolerance.is_finite() && tolerance >= 0.0, "--tolerance must be a non-negative number");
+    let path = store_path(args.store.as_deref());
+    anyhow::ensure!(path.is_file(), "no store at `{}`; run `kmut run` first (or pass --store)", path.display());
+    let store = Store::open(&path)?;
+    let scored = kmut_score::score(&store, &args.substrates, &protocol, tolerance, args.suites == "all")?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&scored)?);
+    } else {
+        print(&scored);
+    }
+    Ok(ExitStatus::Success)
+}
+
+fn rate(e: Option<&Estimate>) -> String {
+    match e {
+        None => "-".into(),
+        Some(e) if e.exact => format!("{:.1}%", 100.0 * e.rate),
+        Some(e) => format!("{:.1}% [{:.1}, {:.1}]", 100.0 * e.rate, 100.0 * e.low, 100.0 * e.high),
+    }
+}
+
+fn rows(groups: &[&Group]) -> Vec<Vec<String>> {
+    groups
+        .iter()
+        .map(|g| {
+            vec![
+                g.name.clone(),
+                g.live.to_string(),
+                g.evaluated.to_string(),
+                g.killed.to_string(),
+                g.survived.to_string(),
+                rate(g.miss.as_ref()),
+                g.crashes.to_string(),
+                g.timeouts.to_string(),
+                g.survived_out_of_bounds.to_string(),
+            ]
+        })
+        .collect()
+}
+
+const HEADER: [&str; 9] = ["", "live", "evaluated", "killed", "survived", "miss rate", "crash", "timeout", "oob-survived"];
+
+/// The score as tables on stdout.
+pub fn print(s: &Score) {
+    let inputs = if s.all_suites { "the protocol's inputs and every targeted suite" } else { "the protocol's inputs" };
+    println!(
+        "protocol {} ({}): allclose at atol = rtol = {:e} on {inputs}; backend {}",
+        s.protocol,
+        s.title,
+        s.tolerance,
+        if s.backends.is_empty() { "none yet".to_owned() } else { s.backends.join(", ") }
+    );
+    let [generated, stillborn, equivalent, duplicate, live] = s.classes;
+    println!("{} substrates; {generated} mutants: {stillborn} stillborn, {equivalent} equivalent, {duplicate} duplicate, {live} live", s.substrates);
+    if s.sampled {
+        println!("{} of {} live mutants have a verdict: rates are stratified estimates with 95% Wilson intervals", s.overall.evaluated, s.overall.live);
+    }
+    let table = |first: &str, groups: &[&Group]| {
+        let mut header = HEADER;
+        header[0] = first;
+        print!("\n{}", crate::table::render(&header, &rows(groups)));
+    };
+    table("overall", &[&s.overall]);
+    table("family", &s.by_family.iter().collect::<Vec<_>>());
+    table("level", &s.by_level.iter().collect::<Vec<_>>());
+    table("substrate", &s.by_substrate.iter().collect::<Vec<_>>());
+    if !s.original_failures.is_empty() {
+        println!("\nthe original itself fails these inputs (kills there say nothing): {}", s.original_failures.join("; "));
+    }
+}

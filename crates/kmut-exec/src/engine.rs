@@ -1,0 +1,765 @@
+//! The scheduler: units of work, worker slots, watchdogs, and the one store writer.
+//!
+//! A *unit* is one substrate's input column and the mutants still to run on it. A worker
+//! prepares a column once (inputs, reference, the original's run) and then takes that unit's
+//! mutants one at a time, so inputs are reused across mutants and every evaluation has its own
+//! deadline. In first-kill mode a substrate's columns run as waves: column `c + 1` gets only the
+//! mutants that survived columns `0..=c`. Work is taken in *rounds* (all of it at once, or
+//! slices of the stratified order under a time budget), so an interrupted budget still leaves a
+//! stratified sample of fully evaluated mutants.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use kmut_store::{Baseline, Evaluation, Store};
+use serde_json::{json, Value};
+
+use crate::plan::SubstratePlan;
+use crate::worker::{Heard, Said, WorkerProcess};
+use crate::ExecError;
+
+/// How the engine runs.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Program and arguments of a worker; `--device N` and `--scratch DIR` are appended.
+    pub worker_command: Vec<String>,
+    /// GPU indices to use, and workers on each.
+    pub devices: Vec<u32>,
+    pub workers_per_device: usize,
+    /// Folder where workers share drawn inputs (removed by the caller).
+    pub scratch: Option<PathBuf>,
+    /// Workers' stderr is appended here.
+    pub log: PathBuf,
+    /// Stop evaluating a mutant once an input kills it.
+    pub first_kill: bool,
+    /// The protocol tolerance deciding kills (first-kill mode and the live counts).
+    pub tolerance: f64,
+    /// The watchdog: an evaluation may take `max(timeout_factor x the original's kernel time,
+    /// min_timeout)` from its first launch.
+    pub timeout_factor: f64,
+    pub min_timeout: Duration,
+    /// From sending an evaluation to its first launch (loading the image, running `launch`).
+    pub start_timeout: Duration,
+    /// For preparing a column (drawing inputs, the reference, the original's run).
+    pub prep_timeout: Duration,
+    /// Mutants per round under a time budget; `None` runs everything in one round.
+    pub round: Option<usize>,
+    /// No new round starts after this instant.
+    pub deadline: Option<Instant>,
+    /// The compile target the images were built for (stored with every evaluation).
+    pub target: String,
+}
+
+/// Progress as the engine sees it; the CLI draws it.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    /// Mutants whose verdict is settled (killed, or run on every column) out of all planned.
+    pub decided: usize,
+    pub total: usize,
+    /// Evaluations made by this run so far, and kills among the settled mutants.
+    pub evaluations: usize,
+    pub killed: usize,
+    pub workers: usize,
+    pub elapsed: Duration,
+}
+
+pub trait Reporter: Sync {
+    fn progress(&self, progress: &Progress);
+    /// A one-line note worth showing (a worker replaced, a substrate that failed).
+    fn note(&self, message: &str);
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default)]
+pub struct RunSummary {
+    pub evaluations: usize,
+    /// Evaluations already in the store and reused.
+    pub resumed: usize,
+    pub crashes: usize,
+    pub timeouts: usize,
+    pub canaries: usize,
+    pub respawns: usize,
+    pub kernel_ms: f64,
+    pub wall_ms: f64,
+    pub elapsed: Duration,
+    pub decided: usize,
+    pub total: usize,
+    pub killed: usize,
+    pub interrupted: bool,
+    pub budget_spent: bool,
+    /// Substrates that could not be evaluated, with the reason.
+    pub failures: Vec<String>,
+    pub backend: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct UnitKey {
+    sub: usize,
+    col: usize,
+}
+
+struct Unit {
+    pending: VecDeque<usize>,
+    in_flight: usize,
+}
+
+enum SlotState {
+    Starting { since: Instant },
+    Idle,
+    Preparing { unit: UnitKey, since: Instant },
+    Evaluating { unit: UnitKey, cand: usize, sent: Instant, begun: Option<Instant> },
+    Dead,
+}
+
+struct Slot {
+    device: u32,
+    generation: u64,
+    process: Option<WorkerProcess>,
+    state: SlotState,
+    prepared: Option<UnitKey>,
+    failed_starts: usize,
+}
+
+struct MutantState {
+    killed: bool,
+    evaluated: BTreeSet<usize>,
+}
+
+pub struct Engine<'a> {
+    config: EngineConfig,
+    plans: &'a [SubstratePlan],
+    store: &'a mut Store,
+    run: i64,
+    reporter: &'a dyn Reporter,
+    interrupt: &'a AtomicBool,
+    // state
+    states: Vec<Vec<MutantState>>,
+    units: HashMap<UnitKey, Unit>,
+    /// Per substrate: the candidates of the current round (first-kill waves need them).
+    round_members: Vec<Vec<usize>>,
+    failed: Vec<Option<String>>,
+    prep_failures: HashMap<UnitKey, usize>,
+    original_ms: HashMap<UnitKey, f64>,
+    slots: Vec<Slot>,
+    tx: Sender<Heard>,
+    rx: Receiver<Heard>,
+    batch: Vec<Evaluation>,
+    last_flush: Instant,
+    started: Instant,
+    summary: RunSummary,
+    last_error: String,
+    order: Vec<(usize, usize)>,
+}
+
+impl<'a> Engine<'a> {
+    pub fn new(
+        config: EngineConfig,
+        plans: &'a [SubstratePlan],
+        store: &'a mut Store,
+        run: i64,
+        reporter: &'a dyn Reporter,
+        interrupt: &'a AtomicBool,
+    ) -> Engine<'a> {
+        let (tx, rx) = mpsc::channel();
+        Engine {
+            config,
+            plans,
+            store,
+            run,
+            reporter,
+            interrupt,
+            states: Vec::new(),
+            units: HashMap::new(),
+            round_members: vec![Vec::new(); plans.len()],
+            failed: vec![None; plans.len()],
+            prep_failures: HashMap::new(),
+            original_ms: HashMap::new(),
+            slots: Vec::new(),
+            tx,
+            rx,
+            batch: Vec::new(),
+            last_flush: Instant::now(),
+            started: Instant::now(),
+            summary: RunSummary::default(),
+            last_error: String::new(),
+            order: Vec::new(),
+        }
+    }
+
+    /// Run `order` (positions `(substrate, candidate)` in the order mutants are taken) to the
+    /// end, the budget, or an interrupt.
+    pub fn run(mut self, order: &[(usize, usize)]) -> Result<RunSummary, ExecError> {
+        self.load_stored()?;
+        self.order = order.to_vec();
+        self.summary.total = order.len();
+        self.summary.resumed = order.iter().map(|&(s, c)| self.states[s][c].evaluated.len()).sum();
+        let round = self.config.round.unwrap_or(order.len()).max(1);
+        let mut rounds = order.chunks(round);
+        let mut current = rounds.next();
+        if let Some(r) = current {
+            self.start_round(r);
+        }
+        self.start_workers()?;
+        let result = loop {
+            if self.interrupt.load(Ordering::Relaxed) {
+                self.summary.interrupted = true;
+                break Ok(());
+            }
+            if self.units.is_empty() {
+                if self.config.deadline.is_some_and(|d| Instant::now() >= d) {
+                    self.summary.budget_spent = rounds.len() > 0;
+                    break Ok(());
+                }
+                current = rounds.next();
+                match current {
+                    Some(r) => self.start_round(r),
+                    None => break Ok(()),
+                }
+                continue;
+            }
+            if let Err(e) = self.step() {
+                break Err(e);
+            }
+        };
+        self.flush()?;
+        for slot in &mut self.slots {
+            if let Some(p) = slot.process.take() {
+                if matches!(slot.state, SlotState::Idle | SlotState::Starting { .. }) {
+                    p.quit();
+                } else {
+                    let mut p = p;
+                    p.kill();
+                }
+            }
+        }
+        result?;
+        self.count_decided(order);
+        self.summary.elapsed = self.started.elapsed();
+        self.summary.failures = self.failed.iter().enumerate().filter_map(|(i, f)| f.as_ref().map(|f| format!("{}: {f}", self.plans[i].name))).collect();
+        Ok(self.summary)
+    }
+
+    // --- Planning ---------------------------------------------------------------------------
+
+    /// Stored evaluations of the same images count as done.
+    fn load_stored(&mut self) -> Result<(), ExecError> {
+        for plan in self.plans {
+            let stored = self.store.evaluations(&plan.name, &self.config.target)?;
+            let mut by_id: HashMap<&str, Vec<&Evaluation>> = HashMap::new();
+            for e in &stored {
+                by_id.entry(e.mutant.as_str()).or_default().push(e);
+            }
+            let states = plan
+                .candidates
+                .iter()
+                .map(|c| {
+                    let mut st = MutantState { killed: false, evaluated: BTreeSet::new() };
+                    for e in by_id.get(c.id.as_str()).into_iter().flatten().filter(|e| e.image == c.image_id) {
+                        if let Some(col) = plan.columns.iter().position(|k| k.suite == e.suite && k.seed == e.seed) {
+                            st.evaluated.insert(col);
+                            st.killed |= e.kills_at(self.config.tolerance);
+                        }
+                    }
+                    st
+                })
+                .collect();
+            self.states.push(states);
+        }
+        Ok(())
+    }
+
+    fn needs(&self, sub: usize, cand: usize, col: usize) -> bool {
+        let st = &self.states[sub][cand];
+        !(st.evaluated.contains(&col) || self.config.first_kill && st.killed)
+    }
+
+    fn start_round(&mut self, round: &[(usize, usize)]) {
+        for members in &mut self.round_members {
+            members.clear();
+        }
+        for &(sub, cand) in round {
+            if self.failed[sub].is_none() {
+                self.round_members[sub].push(cand);
+            }
+        }
+        for sub in 0..self.plans.len() {
+            if self.config.first_kill {
+                self.open_wave(sub, 0);
+            } else {
+                for col in 0..self.plans[sub].columns.len() {
+                    self.open_unit(sub, col);
+                }
+            }
+        }
+    }
+
+    /// Open column `col` (or the next one with work) of `sub` for the round's mutants that need it.
+    fn open_wave(&mut self, sub: usize, from: usize) {
+        for col in from..self.plans[sub].columns.len() {
+            if self.open_unit(sub, col) {
+                return;
+            }
+        }
+    }
+
+    fn open_unit(&mut self, sub: usize, col: usize) -> bool {
+        let pending: VecDeque<usize> = self.round_members[sub].iter().copied().filter(|&c| self.needs(sub, c, col)).collect();
+        if pending.is_empty() {
+            return false;
+        }
+        self.units.insert(UnitKey { sub, col }, Unit { pending, in_flight: 0 });
+        true
+    }
+
+    /// A unit with nothing pending or in flight is closed; in first-kill mode the next wave opens.
+    fn maybe_close(&mut self, key: UnitKey) {
+        let done = self.units.get(&key).is_some_and(|u| u.pending.is_empty() && u.in_flight == 0);
+        if done {
+            self.units.remove(&key);
+            if self.config.first_kill && self.failed[key.sub].is_none() {
+                self.open_wave(key.sub, key.col + 1);
+            }
+        }
+    }
+
+    fn fail_substrate(&mut self, sub: usize, why: String) {
+        self.reporter.note(&format!("{}: {why}; its remaining mutants are skipped", self.plans[sub].name));
+        self.failed[sub] = Some(why);
+        let keys: Vec<UnitKey> = self.units.keys().copied().filter(|k| k.sub == sub).collect();
+        for k in keys {
+            if let Some(u) = self.units.get_mut(&k) {
+                u.pending.clear();
+            }
+            self.maybe_close(k);
+        }
+    }
+
+    // --- Workers ----------------------------------------------------------------------------
+
+    fn start_workers(&mut self) -> Result<(), ExecError> {
+        for &device in &self.config.devices {
+            for _ in 0..self.config.workers_per_device.max(1) {
+                self.slots.push(Slot { device, generation: 0, process: None, state: SlotState::Dead, prepared: None, failed_starts: 0 });
+            }
+        }
+        for i in 0..self.slots.len() {
+            self.spawn(i)?;
+        }
+        Ok(())
+    }
+
+    fn spawn(&mut self, i: usize) -> Result<(), ExecError> {
+        let slot = &mut self.slots[i];
+        slot.generation += 1;
+        slot.prepared = None;
+        let process = WorkerProcess::spawn(
+            &self.config.worker_command,
+            slot.device,
+            self.config.scratch.as_deref(),
+            &self.config.log,
+            i,
+            slot.generation,
+            self.tx.clone(),
+        )?;
+        slot.process = Some(process);
+        slot.state = SlotState::Starting { since: Instant::now() };
+        Ok(())
+    }
+
+    /// Kill slot `i`'s worker and start a fresh one (or retire the slot after repeated failed starts).
+    fn replace(&mut self, i: usize, why: &str) -> Result<(), ExecError> {
+        if let Some(mut p) = self.slots[i].process.take() {
+            p.kill();
+        }
+        self.slots[i].state = SlotState::Dead;
+        self.summary.respawns += 1;
+        if self.slots[i].failed_starts >= 3 {
+            self.reporter.note(&format!("worker {i} failed to start 3 times ({why}); retiring it"));
+            if self.slots.iter().all(|s| matches!(s.state, SlotState::Dead) && s.failed_starts >= 3) {
+                return Err(ExecError::NoWorker(self.last_error.clone()));
+            }
+            return Ok(());
+        }
+        self.spawn(i)
+    }
+
+    /// Give an idle worker its next evaluation (or column).
+    fn dispatch(&mut self, i: usize) {
+        if !matches!(self.slots[i].state, SlotState::Idle) || self.interrupt.load(Ordering::Relaxed) {
+            return;
+        }
+        // Stay on the prepared column while it has work; otherwise take the unit with the most
+        // pending work per worker already on it.
+        let key = match self.slots[i].prepared {
+            Some(k) if self.units.get(&k).is_some_and(|u| !u.pending.is_empty()) => k,
+            _ => {
+                let on = |k: &UnitKey| self.slots.iter().filter(|s| s.prepared == Some(*k)).count();
+                let Some(k) = self
+                    .units
+                    .iter()
+                    .filter(|(_, u)| !u.pending.is_empty())
+                    .max_by(|(a, ua), (b, ub)| {
+                        (ua.pending.len() * 1000 / (on(a) + 1)).cmp(&(ub.pending.len() * 1000 / (on(b) + 1))).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col))
+                    })
+                    .map(|(k, _)| *k)
+                else {
+                    return;
+                };
+                k
+            }
+        };
+        if self.slots[i].prepared != Some(key) {
+            let plan = &self.plans[key.sub];
+            let column = &plan.columns[key.col];
+            let request = json!({
+                "op": "column",
+                "substrate": {"name": plan.name, "path": plan.path, "original_image": plan.original_image, "symbols": plan.symbols},
+                "suite": column.suite,
+                "seed": column.seed,
+            });
+            let slot = &mut self.slots[i];
+            slot.state = SlotState::Preparing { unit: key, since: Instant::now() };
+            if let Some(p) = slot.process.as_mut() {
+                p.send(&request);
+            }
+            return;
+        }
+        let unit = self.units.get_mut(&key).expect("unit exists");
+        let cand = unit.pending.pop_front().expect("pending work");
+        unit.in_flight += 1;
+        let c = &self.plans[key.sub].candidates[cand];
+        let request = json!({
+            "op": "eval",
+            "eval": cand,
+            "mutant": c.id,
+            "image": c.image,
+            "scope": c.scope,
+            "transform": c.transform,
+        });
+        let slot = &mut self.slots[i];
+        slot.state = SlotState::Evaluating { unit: key, cand, sent: Instant::now(), begun: None };
+        if let Some(p) = slot.process.as_mut() {
+            p.send(&request);
+        }
+    }
+
+    // --- The loop ---------------------------------------------------------------------------
+
+    fn step(&mut self) -> Result<(), ExecError> {
+        for i in 0..self.slots.len() {
+            self.dispatch(i);
+        }
+        match self.rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(heard) => self.hear(heard)?,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => unreachable!("the engine holds a sender"),
+        }
+        self.watchdog()?;
+        if self.last_flush.elapsed() > Duration::from_millis(250) {
+            self.flush()?;
+            self.report();
+        }
+        Ok(())
+    }
+
+    fn hear(&mut self, heard: Heard) -> Result<(), ExecError> {
+        let i = heard.slot;
+        if self.slots[i].generation != heard.generation {
+            return Ok(()); // a replaced worker's last words
+        }
+        match heard.said {
+            Said::Gone => self.on_gone(i),
+            Said::Line(v) => self.on_line(i, &v),
+        }
+    }
+
+    fn on_line(&mut self, i: usize, v: &Value) -> Result<(), ExecError> {
+        let event = v.get("event").and_then(Value::as_str).unwrap_or("");
+        match (event, &self.slots[i].state) {
+            ("ready", SlotState::Starting { .. }) => {
+                self.slots[i].failed_starts = 0;
+                if self.summary.backend.is_empty() {
+                    self.summary.backend = format!("cuda:{}", v.get("name").and_then(Value::as_str).unwrap_or("?"));
+                }
+                self.slots[i].state = SlotState::Idle;
+            }
+            ("column", &SlotState::Preparing { unit, .. }) => {
+                self.slots[i].prepared = Some(unit);
+                self.slots[i].state = SlotState::Idle;
+                self.on_column(unit, v)?;
+            }
+            ("error", state) => {
+                let detail = v.get("detail").and_then(Value::as_str).unwrap_or("no detail").to_owned();
+                self.last_error.clone_from(&detail);
+                let fatal = v.get("fatal").and_then(Value::as_bool).unwrap_or(false);
+                match *state {
+                    SlotState::Preparing { unit, .. } => {
+                        self.slots[i].state = SlotState::Idle;
+                        self.fail_substrate(
+                            unit.sub,
+                            format!(
+                                "column {} seed {} could not be prepared: {detail}",
+                                self.plans[unit.sub].columns[unit.col].suite, self.plans[unit.sub].columns[unit.col].seed
+                            ),
+                        );
+                    }
+                    SlotState::Starting { .. } => self.slots[i].failed_starts += 1,
+                    _ => self.reporter.note(&format!("worker {i}: {detail}")),
+                }
+                if fatal {
+                    self.replace(i, &detail)?;
+                }
+            }
+            ("begin", SlotState::Evaluating { .. }) => {
+                if let SlotState::Evaluating { begun, .. } = &mut self.slots[i].state {
+                    *begun = Some(Instant::now());
+                }
+            }
+            ("result", &SlotState::Evaluating { unit, cand, .. }) => {
+                let e = self.evaluation_from(unit, cand, v);
+                let fatal = v.get("fatal").and_then(Value::as_bool).unwrap_or(false);
+                self.slots[i].state = SlotState::Idle;
+                self.record(unit, cand, e);
+                if fatal {
+                    self.slots[i].prepared = None;
+                    self.replace(i, "its CUDA context did not survive the fault")?;
+                }
+            }
+            ("noise", _) => self.reporter.note(&format!("worker {i} printed: {}", v.get("line").and_then(Value::as_str).unwrap_or(""))),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn on_gone(&mut self, i: usize) -> Result<(), ExecError> {
+        let status = self.slots[i].process.as_mut().and_then(WorkerProcess::exit_status).unwrap_or_else(|| "ended".to_owned());
+        match std::mem::replace(&mut self.slots[i].state, SlotState::Dead) {
+            SlotState::Evaluating { unit, cand, sent, .. } => {
+                let e =
+                    self.failed_evaluation(unit, cand, "crash", Some("worker_died".into()), format!("the worker died during the evaluation ({status})"), sent);
+                self.record(unit, cand, e);
+            }
+            SlotState::Preparing { unit, .. } => self.prep_failed(unit, &format!("the worker died while preparing it ({status})")),
+            SlotState::Starting { .. } => {
+                self.slots[i].failed_starts += 1;
+                if self.last_error.is_empty() {
+                    self.last_error = format!("the worker exited at start ({status}); see {}", self.config.log.display());
+                }
+            }
+            SlotState::Idle | SlotState::Dead => {}
+        }
+        self.replace(i, &status)
+    }
+
+    fn prep_failed(&mut self, unit: UnitKey, why: &str) {
+        let n = self.prep_failures.entry(unit).or_insert(0);
+        *n += 1;
+        if *n >= 2 {
+            let col = &self.plans[unit.sub].columns[unit.col];
+            self.fail_substrate(unit.sub, format!("column {} seed {} failed twice: {why}", col.suite, col.seed));
+        }
+    }
+
+    fn watchdog(&mut self) -> Result<(), ExecError> {
+        let now = Instant::now();
+        for i in 0..self.slots.len() {
+            match self.slots[i].state {
+                SlotState::Evaluating { unit, cand, sent, begun } => {
+                    let budget = self.eval_budget(unit);
+                    let late = match begun {
+                        Some(b) => now.duration_since(b) > budget,
+                        None => now.duration_since(sent) > self.config.start_timeout,
+                    };
+                    if late {
+                        let what = if begun.is_some() {
+                            format!(
+                                "no result within {:.1} s of the first launch (max({} x the original's {:.3} ms, {:.1} s))",
+                                budget.as_secs_f64(),
+                                self.config.timeout_factor,
+                                self.original_ms.get(&unit).copied().unwrap_or(0.0),
+                                self.config.min_timeout.as_secs_f64()
+                            )
+                        } else {
+                            format!("no launch within {:.0} s of the request", self.config.start_timeout.as_secs_f64())
+                        };
+                        let e = self.failed_evaluation(unit, cand, "timeout", None, what, sent);
+                        self.slots[i].state = SlotState::Dead;
+                        self.record(unit, cand, e);
+                        self.replace(i, "an evaluation hung")?;
+                    }
+                }
+                SlotState::Preparing { unit, since } if now.duration_since(since) > self.config.prep_timeout => {
+                    self.slots[i].state = SlotState::Dead;
+                    self.prep_failed(unit, &format!("preparing it took longer than {:.0} s", self.config.prep_timeout.as_secs_f64()));
+                    self.replace(i, "a column preparation hung")?;
+                }
+                SlotState::Starting { since } if now.duration_since(since) > self.config.prep_timeout => {
+                    self.slots[i].failed_starts += 1;
+                    self.replace(i, "it did not start")?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn eval_budget(&self, unit: UnitKey) -> Duration {
+        let original = self.original_ms.get(&unit).copied().unwrap_or(0.0);
+        let scaled = Duration::from_secs_f64((original * self.config.timeout_factor / 1e3).max(0.0));
+        scaled.max(self.config.min_timeout)
+    }
+
+    // --- Results ----------------------------------------------------------------------------
+
+    fn on_column(&mut self, unit: UnitKey, v: &Value) -> Result<(), ExecError> {
+        let kernel_ms = number(v.get("kernel_ms"));
+        self.original_ms.insert(unit, kernel_ms.unwrap_or(0.0));
+        let plan = &self.plans[unit.sub];
+        let col = &plan.columns[unit.col];
+        let b = Baseline {
+            substrate: plan.name.clone(),
+            target: self.config.target.clone(),
+            suite: col.suite.clone(),
+            seed: col.seed,
+            backend: self.summary.backend.clone(),
+            sizes: v.get("sizes").map_or_else(|| "{}".to_owned(), Value::to_string),
+            tau: number(v.get("tau")),
+            max_abs: number(v.get("max_abs")),
+            kernel_ms,
+            prep_s: number(v.get("prep_s")),
+        };
+        self.store.put_baseline(&b, self.run)?;
+        if b.tau.is_some_and(|t| t > self.config.tolerance) {
+            self.reporter.note(&format!(
+                "{}: the original itself fails {} seed {} (tau* {:.3e}); kills on it mean nothing",
+                plan.name,
+                col.suite,
+                col.seed,
+                b.tau.unwrap_or(f64::NAN)
+            ));
+        }
+        Ok(())
+    }
+
+    fn evaluation_from(&self, unit: UnitKey, cand: usize, v: &Value) -> Evaluation {
+        let plan = &self.plans[unit.sub];
+        let c = &plan.candidates[cand];
+        let col = &plan.columns[unit.col];
+        let crash = v.get("crash").and_then(Value::as_str).map(str::to_owned);
+        let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
+        Evaluation {
+            mutant: c.id.clone(),
+            target: self.config.target.clone(),
+            suite: col.suite.clone(),
+            seed: col.seed,
+            image: c.image_id.clone(),
+            backend: self.summary.backend.clone(),
+            outcome: if crash.is_some() { "crash" } else { "completed" }.to_owned(),
+            crash,
+            detail: v.get("detail").and_then(Value::as_str).map(str::to_owned).or_else(|| v.get("shape").and_then(Value::as_str).map(str::to_owned)),
+            tau: number(v.get("tau")),
+            max_abs: number(v.get("max_abs")),
+            max_rel: number(v.get("max_rel")),
+            nonfinite: flag("nonfinite"),
+            shape_ok: v.get("shape_ok").and_then(Value::as_bool).unwrap_or(true),
+            canary: flag("canary"),
+            inputs_restored: flag("inputs_restored"),
+            kernel_ms: number(v.get("kernel_ms")),
+            wall_ms: number(v.get("wall_ms")).unwrap_or(0.0),
+        }
+    }
+
+    fn failed_evaluation(&self, unit: UnitKey, cand: usize, outcome: &str, crash: Option<String>, detail: String, sent: Instant) -> Evaluation {
+        let plan = &self.plans[unit.sub];
+        let c = &plan.candidates[cand];
+        let col = &plan.columns[unit.col];
+        Evaluation {
+            mutant: c.id.clone(),
+            target: self.config.target.clone(),
+            suite: col.suite.clone(),
+            seed: col.seed,
+            image: c.image_id.clone(),
+            backend: self.summary.backend.clone(),
+            outcome: outcome.to_owned(),
+            crash,
+            detail: Some(detail),
+            tau: None,
+            max_abs: None,
+            max_rel: None,
+            nonfinite: false,
+            shape_ok: true,
+            canary: false,
+            inputs_restored: false,
+            kernel_ms: None,
+            wall_ms: sent.elapsed().as_secs_f64() * 1e3,
+        }
+    }
+
+    fn record(&mut self, unit: UnitKey, cand: usize, e: Evaluation) {
+        self.summary.evaluations += 1;
+        match e.outcome.as_str() {
+            "crash" => self.summary.crashes += 1,
+            "timeout" => self.summary.timeouts += 1,
+            _ => {}
+        }
+        self.summary.canaries += usize::from(e.canary);
+        self.summary.kernel_ms += e.kernel_ms.unwrap_or(0.0);
+        self.summary.wall_ms += e.wall_ms;
+        let st = &mut self.states[unit.sub][cand];
+        st.evaluated.insert(unit.col);
+        st.killed |= e.kills_at(self.config.tolerance);
+        self.batch.push(e);
+        if let Some(u) = self.units.get_mut(&unit) {
+            u.in_flight -= 1;
+        }
+        self.maybe_close(unit);
+    }
+
+    fn flush(&mut self) -> Result<(), ExecError> {
+        if !self.batch.is_empty() {
+            self.store.put_evaluations(&self.batch, self.run)?;
+            self.batch.clear();
+        }
+        self.last_flush = Instant::now();
+        Ok(())
+    }
+
+    fn decided(&self, sub: usize, cand: usize) -> bool {
+        let st = &self.states[sub][cand];
+        (self.config.first_kill && st.killed) || st.evaluated.len() == self.plans[sub].columns.len()
+    }
+
+    fn report(&self) {
+        let mut p = Progress { total: self.summary.total, evaluations: self.summary.evaluations, elapsed: self.started.elapsed(), ..Progress::default() };
+        for &(sub, cand) in &self.order {
+            if self.decided(sub, cand) {
+                p.decided += 1;
+                p.killed += usize::from(self.states[sub][cand].killed);
+            }
+        }
+        p.workers = self.slots.iter().filter(|s| !matches!(s.state, SlotState::Dead)).count();
+        self.reporter.progress(&p);
+    }
+
+    fn count_decided(&mut self, order: &[(usize, usize)]) {
+        self.summary.decided = order.iter().filter(|&&(s, c)| self.decided(s, c)).count();
+        self.summary.killed = order.iter().filter(|&&(s, c)| self.decided(s, c) && self.states[s][c].killed).count();
+    }
+}
+
+/// A number from the worker: JSON has no infinity, so the worker sends `"inf"` or `"nan"`.
+fn number(v: Option<&Value>) -> Option<f64> {
+    match v? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => match s.as_str() {
+            "inf" | "Infinity" => Some(f64::INFINITY),
+            "-inf" | "-Infinity" => Some(f64::NEG_INFINITY),
+            "nan" | "NaN" => Some(f64::NAN),
+            other => other.parse().ok(),
+        },
+        _ => None,
+    }
+}

@@ -1,0 +1,28 @@
+//! The execution engine: every live mutant on every input of a checking protocol, on isolated
+//! GPU workers (`python -m kmut._run_worker`), each owning one CUDA context.
+//!
+//! The orchestrator never touches CUDA. It plans the work ([`plan`]), keeps several workers per
+//! GPU busy ([`engine`]), holds each evaluation to a watchdog budgeted from the original's time,
+//! replaces a worker whose context a fault poisoned, and writes every result to the store as it
+//! arrives, so a killed run resumes without losing or repeating an evaluation.
+
+pub mod engine;
+pub mod plan;
+mod worker;
+
+pub use engine::{Engine, EngineConfig, Reporter, RunSummary};
+pub use plan::{stratified_order, Candidate, SubstratePlan};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error(transparent)]
+    Store(#[from] kmut_store::StoreError),
+    #[error("could not start the worker `{command}`")]
+    Spawn {
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("no worker could start: {0}")]
+    NoWorker(String),
+}

@@ -1,0 +1,111 @@
+//! What to evaluate: each substrate's columns and live mutants, and the order mutants are taken
+//! in when only a sample (or a time budget) is run.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use kmut_model::{Column, Family, LaunchTransform};
+use sha2::{Digest, Sha256};
+
+/// One live mutant, ready to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub id: String,
+    pub family: Family,
+    /// The CUBIN holding the kernels in `scope`; `None` for launch mutants, which run the
+    /// original image.
+    pub image: Option<PathBuf>,
+    /// What the stored evaluation is of: the image hash, or `launch:` and the original's hash.
+    pub image_id: String,
+    pub scope: Vec<String>,
+    pub transform: Option<LaunchTransform>,
+}
+
+/// One substrate's share of a run.
+#[derive(Debug, Clone)]
+pub struct SubstratePlan {
+    pub name: String,
+    pub level: u8,
+    /// The substrate file (the worker imports it).
+    pub path: String,
+    /// The full original image and each kernel's symbol in it.
+    pub original_image: PathBuf,
+    pub symbols: BTreeMap<String, String>,
+    pub columns: Vec<Column>,
+    pub candidates: Vec<Candidate>,
+}
+
+/// Positions `0..n` of `items` reordered so that every prefix is a stratified sample: strata
+/// are `(substrate, family)`, taken in proportion to their size (the next pick is always the
+/// stratum furthest below its share), and within a stratum by a seeded hash of the mutant id.
+/// The same seed always gives the same order.
+pub fn stratified_order(items: &[(&str, Family, &str)], seed: u64) -> Vec<usize> {
+    // (hash key, position) per stratum
+    type Members = Vec<(Vec<u8>, usize)>;
+    let mut strata: BTreeMap<(String, Family), Members> = BTreeMap::new();
+    for (i, (substrate, family, id)) in items.iter().enumerate() {
+        let mut h = Sha256::new();
+        h.update(seed.to_le_bytes());
+        h.update(id.as_bytes());
+        let key: Vec<u8> = h.finalize().iter().take(8).copied().collect();
+        strata.entry(((*substrate).to_owned(), *family)).or_default().push((key, i));
+    }
+    let mut queues: Vec<Vec<usize>> = strata
+        .into_values()
+        .map(|mut v| {
+            v.sort();
+            v.into_iter().rev().map(|(_, i)| i).collect()
+        })
+        .collect();
+    let sizes: Vec<f64> = queues.iter().map(|q| q.len() as f64).collect();
+    let mut taken = vec![0f64; queues.len()];
+    let mut out = Vec::with_capacity(items.len());
+    while out.len() < items.len() {
+        // Sainte-Laguë: the stratum with the largest size / (2 * taken + 1) goes next.
+        let next = (0..queues.len())
+            .filter(|&h| !queues[h].is_empty())
+            .max_by(|&a, &b| (sizes[a] / (2.0 * taken[a] + 1.0)).total_cmp(&(sizes[b] / (2.0 * taken[b] + 1.0))).then(b.cmp(&a)))
+            .expect("a stratum has items left");
+        out.push(queues[next].pop().expect("not empty"));
+        taken[next] += 1.0;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(spec: &[(&'static str, Family, usize)]) -> Vec<(&'static str, Family, String)> {
+        let mut v = Vec::new();
+        for &(s, f, n) in spec {
+            for i in 0..n {
+                v.push((s, f, format!("{s}-{f:?}-{i}")));
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn every_prefix_is_close_to_proportional() {
+        let owned = items(&[("a", Family::Arithmetic, 60), ("a", Family::Boundary, 30), ("b", Family::Indexing, 10)]);
+        let refs: Vec<(&str, Family, &str)> = owned.iter().map(|(s, f, i)| (*s, *f, i.as_str())).collect();
+        let order = stratified_order(&refs, 7);
+        assert_eq!(order.len(), 100);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..100).collect::<Vec<_>>(), "a permutation");
+        let first10: Vec<Family> = order[..10].iter().map(|&i| refs[i].1).collect();
+        assert_eq!(first10.iter().filter(|f| **f == Family::Arithmetic).count(), 6);
+        assert_eq!(first10.iter().filter(|f| **f == Family::Boundary).count(), 3);
+        assert_eq!(first10.iter().filter(|f| **f == Family::Indexing).count(), 1);
+    }
+
+    #[test]
+    fn the_order_depends_on_the_seed_only() {
+        let owned = items(&[("a", Family::Arithmetic, 20), ("b", Family::Semantic, 20)]);
+        let refs: Vec<(&str, Family, &str)> = owned.iter().map(|(s, f, i)| (*s, *f, i.as_str())).collect();
+        assert_eq!(stratified_order(&refs, 1), stratified_order(&refs, 1));
+        assert_ne!(stratified_order(&refs, 1), stratified_order(&refs, 2));
+    }
+}

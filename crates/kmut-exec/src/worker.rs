@@ -1,0 +1,118 @@
+//! One worker process: spawning it, sending requests, and turning its stdout into events on
+//! the engine's channel. Each event carries the worker's slot and generation, so lines from a
+//! worker that has since been killed and replaced are recognised and dropped.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::Sender;
+
+use serde_json::Value;
+
+use crate::ExecError;
+
+/// What a worker said, or that it is gone.
+#[derive(Debug)]
+pub enum Said {
+    Line(Value),
+    /// Its stdout closed: it exited or was killed.
+    Gone,
+}
+
+#[derive(Debug)]
+pub struct Heard {
+    pub slot: usize,
+    pub generation: u64,
+    pub said: Said,
+}
+
+pub struct WorkerProcess {
+    child: Child,
+    stdin: ChildStdin,
+}
+
+impl WorkerProcess {
+    /// Start `command` (program and arguments) on `device`; its stderr goes to `log`.
+    pub fn spawn(
+        command: &[String],
+        device: u32,
+        scratch: Option<&Path>,
+        log: &Path,
+        slot: usize,
+        generation: u64,
+        events: Sender<Heard>,
+    ) -> Result<WorkerProcess, ExecError> {
+        let spawn_err = |source| ExecError::Spawn { command: command.join(" "), source };
+        let (program, args) = command.split_first().expect("a worker command");
+        let mut cmd = Command::new(program);
+        cmd.args(args).arg("--device").arg(device.to_string());
+        if let Some(dir) = scratch {
+            cmd.arg("--scratch").arg(dir);
+        }
+        let stderr = std::fs::OpenOptions::new().create(true).append(true).open(log).map_err(spawn_err)?;
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::from(stderr));
+        // The worker must not inherit the orchestrator's Ctrl-C: the orchestrator decides when
+        // it stops, finishing or abandoning the evaluation in flight.
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt as _;
+            cmd.process_group(0);
+        }
+        let mut child = cmd.spawn().map_err(spawn_err)?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                // A line that is not JSON is the worker's bug; show it rather than drop it.
+                let value = serde_json::from_str(&line).unwrap_or_else(|_| serde_json::json!({"event": "noise", "line": line}));
+                if events.send(Heard { slot, generation, said: Said::Line(value) }).is_err() {
+                    return;
+                }
+            }
+            let _ = events.send(Heard { slot, generation, said: Said::Gone });
+        });
+        Ok(WorkerProcess { child, stdin })
+    }
+
+    /// Send one request line. A worker that has died cannot be written to; its `Gone` event is
+    /// already on its way, so the error is not reported here.
+    pub fn send(&mut self, request: &Value) -> bool {
+        writeln!(self.stdin, "{request}").and_then(|()| self.stdin.flush()).is_ok()
+    }
+
+    /// Kill it now (SIGKILL: a kernel that hangs ignores anything gentler) and reap it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// How it ended, if it has.
+    pub fn exit_status(&mut self) -> Option<String> {
+        self.child.try_wait().ok().flatten().map(describe_status)
+    }
+
+    /// Ask it to quit, then make sure it is gone.
+    pub fn quit(mut self) {
+        let _ = self.send(&serde_json::json!({"op": "quit"}));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        self.kill();
+    }
+}
+
+fn describe_status(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt as _;
+        if let Some(sig) = status.signal() {
+            return format!("killed by signal {sig}");
+        }
+    }
+    status.code().map_or_else(|| "ended".to_owned(), |c| format!("exit code {c}"))
+}

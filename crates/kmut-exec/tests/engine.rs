@@ -1,0 +1,210 @@
+//! The orchestrator against a scripted worker (`tests/scripted_worker.py`, same protocol as
+//! `kmut._run_worker`): real processes, a real store, real timeouts and deaths.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use kmut_exec::engine::Progress;
+use kmut_exec::{Candidate, Engine, EngineConfig, Reporter, RunSummary, SubstratePlan};
+use kmut_model::{Column, Family, Mutant, MutantKind, SubstrateDescription};
+use kmut_store::Store;
+
+const TARGET: &str = "nvrtc 13.0 -arch=sm_90";
+
+fn python() -> String {
+    std::env::var("VIRTUAL_ENV").map_or_else(|_| "python3".to_owned(), |v| format!("{v}/bin/python"))
+}
+
+fn script() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripted_worker.py").display().to_string()
+}
+
+struct Quiet {
+    /// Set the interrupt flag once this many evaluations are made (0: never).
+    stop_after: usize,
+    interrupt: &'static AtomicBool,
+    notes: AtomicUsize,
+}
+
+impl Reporter for Quiet {
+    fn progress(&self, p: &Progress) {
+        if self.stop_after > 0 && p.evaluations >= self.stop_after {
+            self.interrupt.store(true, Ordering::SeqCst);
+        }
+    }
+    fn note(&self, _message: &str) {
+        self.notes.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn mutant(substrate: &str, id: &str) -> Mutant {
+    Mutant {
+        id: id.to_owned(),
+        substrate: substrate.to_owned(),
+        rule: "arith-plus-to-minus".into(),
+        family: Family::Arithmetic,
+        kernel: "k".into(),
+        layers: vec![0],
+        layer: Some(0),
+        depth: 0.0,
+        line: 1,
+        col: 1,
+        span: [0, 1],
+        original: "+".into(),
+        replacement: "-".into(),
+        mutation: MutantKind::Source { edits: vec![] },
+        diff: String::new(),
+    }
+}
+
+/// A store holding `ids` of substrate `name`, and its plan with three columns.
+fn setup(store: &mut Store, name: &str, ids: &[&str]) -> SubstratePlan {
+    let desc = SubstrateDescription {
+        name: name.into(),
+        level: 1,
+        path: format!("{name}.py"),
+        cuda: String::new(),
+        cuda_line: 0,
+        kernels: vec!["k".into()],
+        steps: vec![],
+        cdiv_calls: vec![],
+        launch_line: 0,
+        suites: vec![],
+    };
+    store.put_substrate(&desc, "h").unwrap();
+    store.replace_mutants(name, &ids.iter().map(|id| mutant(name, id)).collect::<Vec<_>>()).unwrap();
+    SubstratePlan {
+        name: name.into(),
+        level: 1,
+        path: desc.path.clone(),
+        original_image: PathBuf::from("original.cubin"),
+        symbols: std::collections::BTreeMap::default(),
+        columns: (1..=3).map(|seed| Column { suite: "T0_original".into(), seed }).collect(),
+        candidates: ids
+            .iter()
+            .map(|id| Candidate { id: (*id).into(), family: Family::Arithmetic, image: None, image_id: "img".into(), scope: vec!["k".into()], transform: None })
+            .collect(),
+    }
+}
+
+fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
+    EngineConfig {
+        worker_command: vec![python(), script()],
+        devices: vec![0],
+        workers_per_device: workers,
+        scratch: None,
+        log: dir.join("workers.log"),
+        first_kill,
+        tolerance: 1e-2,
+        timeout_factor: 20.0,
+        min_timeout: Duration::from_millis(700),
+        start_timeout: Duration::from_secs(30),
+        prep_timeout: Duration::from_secs(30),
+        round: None,
+        deadline: None,
+        target: TARGET.into(),
+    }
+}
+
+fn order(plans: &[SubstratePlan]) -> Vec<(usize, usize)> {
+    plans.iter().enumerate().flat_map(|(s, p)| (0..p.candidates.len()).map(move |c| (s, c))).collect()
+}
+
+fn run(store: &mut Store, plans: &[SubstratePlan], cfg: EngineConfig, stop_after: usize) -> RunSummary {
+    let interrupt: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+    let reporter = Quiet { stop_after, interrupt, notes: AtomicUsize::new(0) };
+    let run = store.begin_run("test", "13.0", TARGET).unwrap();
+    Engine::new(cfg, plans, store, run, &reporter, interrupt).run(&order(plans)).unwrap()
+}
+
+fn outcome(store: &Store, substrate: &str, id: &str) -> Vec<(u64, String, Option<String>)> {
+    store.evaluations(substrate, TARGET).unwrap().into_iter().filter(|e| e.mutant == id).map(|e| (e.seed, e.outcome, e.crash)).collect()
+}
+
+#[test]
+fn full_matrix_records_every_cell_and_every_fault_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let ids = ["kill-a", "survive-b", "tight-c", "crash-d", "fatal-e", "hang-f", "die-g", "oob-h"];
+    let plans = vec![setup(&mut store, "L1p1_x", &ids)];
+    let s = run(&mut store, &plans, config(dir.path(), false, 2), 0);
+    assert_eq!(s.evaluations, ids.len() * 3, "{s:?}");
+    assert_eq!(s.decided, ids.len());
+    assert_eq!(s.timeouts, 3);
+    assert_eq!(s.crashes, 3 + 3 + 3, "non-fatal, fatal and died, on each column");
+    assert_eq!(s.canaries, 3);
+    // Killed workers were replaced: fatal, hang and die, on each of three columns.
+    assert!(s.respawns >= 9, "{s:?}");
+    let evals = store.evaluations("L1p1_x", TARGET).unwrap();
+    assert_eq!(evals.len(), ids.len() * 3);
+    assert!(outcome(&store, "L1p1_x", "hang-f").iter().all(|(_, o, _)| o == "timeout"));
+    assert!(outcome(&store, "L1p1_x", "fatal-e").iter().all(|(_, o, c)| o == "crash" && c.as_deref() == Some("CUDA_ERROR_ILLEGAL_ADDRESS")));
+    assert!(outcome(&store, "L1p1_x", "die-g").iter().all(|(_, o, c)| o == "crash" && c.as_deref() == Some("worker_died")));
+    let tight = evals.iter().find(|e| e.mutant == "tight-c").unwrap();
+    assert!(!tight.kills_at(1e-2) && tight.kills_at(1e-4));
+    assert!(evals.iter().find(|e| e.mutant == "oob-h").unwrap().canary);
+    assert!(!store.baselines("L1p1_x", TARGET).unwrap().is_empty());
+}
+
+#[test]
+fn first_kill_stops_a_mutant_at_its_first_kill() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "L1p1_x", &["kill-a", "survive-b", "late-c"])];
+    let s = run(&mut store, &plans, config(dir.path(), true, 1), 0);
+    assert_eq!(outcome(&store, "L1p1_x", "kill-a").len(), 1);
+    assert_eq!(outcome(&store, "L1p1_x", "survive-b").len(), 3);
+    assert_eq!(outcome(&store, "L1p1_x", "late-c").len(), 2, "survives seed 1, killed on seed 2");
+    assert_eq!(s.evaluations, 6);
+    assert_eq!((s.decided, s.killed), (3, 2));
+}
+
+#[test]
+fn an_interrupted_run_resumes_without_losing_or_repeating_an_evaluation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let ids: Vec<String> = (0..30).map(|i| format!("{}-{i}", if i % 3 == 0 { "kill" } else { "survive" })).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let plans = vec![setup(&mut store, "L1p1_x", &refs)];
+    let mut slow = config(dir.path(), false, 2);
+    slow.worker_command.extend(["--delay".into(), "0.02".into()]);
+    let first = run(&mut store, &plans, slow, 25);
+    assert!(first.interrupted);
+    let stored = store.evaluations("L1p1_x", TARGET).unwrap().len();
+    assert!((25..90).contains(&stored), "{stored}");
+    let log = dir.path().join("sent.log");
+    let mut logged = config(dir.path(), false, 2);
+    logged.worker_command.extend(["--log".into(), log.display().to_string()]);
+    let second = run(&mut store, &plans, logged, 0);
+    assert_eq!(second.resumed, stored);
+    assert_eq!(second.evaluations, 90 - stored, "only the missing cells run again");
+    assert_eq!(store.evaluations("L1p1_x", TARGET).unwrap().len(), 90);
+    let sent = std::fs::read_to_string(log).unwrap();
+    assert_eq!(sent.lines().filter(|l| l.contains("\"op\":\"eval\"")).count(), 90 - stored);
+}
+
+#[test]
+fn a_substrate_that_cannot_prepare_fails_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "broken_sub", &["kill-a"]), setup(&mut store, "L1p2_y", &["kill-b", "survive-c"])];
+    let s = run(&mut store, &plans, config(dir.path(), true, 1), 0);
+    assert_eq!(s.failures.len(), 1);
+    assert!(s.failures[0].starts_with("broken_sub: column T0_original seed 1 could not be prepared"), "{:?}", s.failures);
+    assert_eq!(store.evaluations("L1p2_y", TARGET).unwrap().len(), 4);
+    assert!(store.evaluations("broken_sub", TARGET).unwrap().is_empty());
+}
+
+#[test]
+fn a_worker_that_cannot_start_is_an_error_naming_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "L1p1_x", &["kill-a"])];
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.worker_command = vec![python(), "-c".into(), "import sys; sys.exit(2)".into()];
+    let interrupt: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+    let reporter = Quiet { stop_after: 0, interrupt, notes: AtomicUsize::new(0) };
+    let err = Engine::new(cfg, &plans, &mut store, 1, &reporter, interrupt).run(&order(&plans)).unwrap_err();
+    assert!(err.to_string().contains("workers.log"), "{err}");
+}

@@ -1,0 +1,107 @@
+"""`kmut run` and `kmut score` end to end on the CPU: the real compile stage, store and
+orchestrator, with the scripted worker standing in for the GPU (`crates/kmut-exec/tests/
+scripted_worker.py`); a kill -9 of the orchestrator and a resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from .conftest import ROOT
+
+DEMO = str(ROOT / "tests" / "fixtures" / "L1p19_fault_demo.py")
+SCRIPTED = str(ROOT / "crates" / "kmut-exec" / "tests" / "scripted_worker.py")
+
+
+def run_cmd(kmut_cmd, store, *extra, delay="0"):
+    return [*kmut_cmd, "run", DEMO, "--store", str(store), "--gpus", "0", "--suites", "all", "--full-matrix",
+            *extra, "--worker", sys.executable, SCRIPTED, "--delay", delay]
+
+
+def score(kmut_cmd, store, *extra):
+    out = subprocess.run([*kmut_cmd, "score", "--store", str(store), "--json", *extra], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def count(store, sql="SELECT count(*) FROM evaluations"):
+    with sqlite3.connect(store, timeout=5) as db:
+        return db.execute(sql).fetchone()[0]
+
+
+def test_run_fills_the_matrix_and_score_reads_it(kmut_cmd, tmp_path):
+    store = tmp_path / "s.sqlite"
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    out = subprocess.run(run_cmd(kmut_cmd, store), capture_output=True, text=True, timeout=600, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "protocol official (KernelBench v0.1)" in out.stdout
+    s = score(kmut_cmd, store, "--suites", "all")
+    live = s["classes"][4]
+    columns = 5 + 1 + 1  # T0_original's five seeds, T1_small's one, T2_exact_pass's one
+    assert live > 0 and count(store) == live * columns
+    assert s["overall"]["evaluated"] == live and not s["sampled"]
+    # The scripted worker lets every real mutant id survive.
+    assert s["overall"]["survived"] == live and s["overall"]["miss"]["rate"] == 1.0
+    head = score(kmut_cmd, store, "--protocol", "head")
+    assert head["tolerance"] == 1e-4 and head["protocol"] == "head"
+
+
+def test_a_sample_is_stratified_and_scored_with_intervals(kmut_cmd, tmp_path):
+    store = tmp_path / "s.sqlite"
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    out = subprocess.run(run_cmd(kmut_cmd, store, "--sample", "10", "--seed", "3"), capture_output=True, text=True, timeout=600, env=env)
+    assert out.returncode == 0, out.stderr
+    s = score(kmut_cmd, store)
+    assert s["sampled"] and s["overall"]["evaluated"] == 10
+    miss = s["overall"]["miss"]
+    assert not miss["exact"] and miss["low"] < 1.0 and miss["high"] == 1.0
+    families = {g["name"] for g in s["by_family"] if g["evaluated"]}
+    assert len(families) >= 3, f"a stratified sample spans families: {families}"
+
+
+def test_a_killed_run_resumes_to_the_totals_of_an_uninterrupted_one(kmut_cmd, tmp_path):
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    whole = tmp_path / "whole.sqlite"
+    assert subprocess.run(run_cmd(kmut_cmd, whole), capture_output=True, text=True, timeout=600, env=env).returncode == 0
+    total = count(whole)
+
+    store = tmp_path / "killed.sqlite"
+    proc = subprocess.Popen(run_cmd(kmut_cmd, store, delay="0.05"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            start_new_session=True)
+    deadline = time.time() + 300
+    stored = 0
+    while time.time() < deadline and proc.poll() is None and stored < 20:
+        time.sleep(0.2)
+        if store.exists():
+            try:
+                stored = count(store)
+            except sqlite3.OperationalError:
+                continue
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert 20 <= stored < total, f"the run was not caught midway ({stored} of {total})"
+
+    resumed = subprocess.run(run_cmd(kmut_cmd, store), capture_output=True, text=True, timeout=600, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"reused from the store" in resumed.stderr
+    assert count(store) == total
+    assert count(store, "SELECT count(*) FROM (SELECT DISTINCT mutant, suite, seed FROM evaluations)") == total
+    a, b = score(kmut_cmd, whole, "--suites", "all"), score(kmut_cmd, store, "--suites", "all")
+    assert (a["overall"]["killed"], a["overall"]["survived"]) == (b["overall"]["killed"], b["overall"]["survived"])
+
+
+def test_run_without_a_gpu_says_so(kmut_cmd, tmp_path):
+    out = subprocess.run([*kmut_cmd, "run", DEMO, "--store", str(tmp_path / "s.sqlite")], capture_output=True, text=True, timeout=120)
+    if out.returncode == 0:
+        return  # a GPU machine
+    assert "GPU" in out.stderr and out.returncode == 2, out.stderr
+
+
+def test_score_without_a_store_names_the_path(kmut_cmd, tmp_path):
+    out = subprocess.run([*kmut_cmd, "score", "--store", str(tmp_path / "none.sqlite")], capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "none.sqlite" in out.stderr

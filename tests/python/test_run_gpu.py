@@ -1,0 +1,42 @@
+"""`kmut run` on a GPU with the real worker: a hanging mutant, an out-of-bounds writer, and the
+official protocol's verdicts, on the fault-demo fixture (tests/fixtures/L1p19_fault_demo.py)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+
+import pytest
+
+from .conftest import ROOT
+
+DEMO = str(ROOT / "tests" / "fixtures" / "L1p19_fault_demo.py")
+
+
+@pytest.mark.gpu
+def test_hang_out_of_bounds_and_crash_are_recorded_and_the_run_goes_on(kmut_cmd, tmp_path):
+    store = tmp_path / "s.sqlite"
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    cmd = [*kmut_cmd, "run", DEMO, "--store", str(store), "--cache", str(tmp_path / "cache"), "--workers-per-gpu", "2",
+           "--rules", "arith-mul-to-div", "--rules", "boundary-*", "--rules", "index-*"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=580, env=env)
+    print(out.stdout, out.stderr[-3000:])
+    assert out.returncode == 0, out.stderr
+    with sqlite3.connect(store) as db:
+        rows = db.execute(
+            "SELECT m.rule, m.line, e.seed, e.outcome, e.crash, e.canary, e.tau FROM evaluations e JOIN mutants m ON m.id = e.mutant"
+        ).fetchall()
+        live = db.execute("SELECT count(*) FROM classes WHERE class = 'live'").fetchone()[0]
+    by_rule = {}
+    for rule, line, *rest in rows:
+        by_rule.setdefault((rule, line), []).append(rest)
+    # The stride `blockDim.x * gridDim.x` made a division: stride 0, an endless loop.
+    stride = by_rule[("arith-mul-to-div", 18)]
+    assert [r[1] for r in stride] == ["timeout"], stride
+    # `i < n` made `i <= n`: one element written past the output, which stays correct.
+    le = by_rule[("boundary-lt-to-le", 19)]
+    assert any(r[3] for r in le), f"no canary hit: {le}"
+    # Every live mutant got a verdict, and the worker replacements did not lose any.
+    assert len(by_rule) == live
+    assert "workers replaced" in out.stderr

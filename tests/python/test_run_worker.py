@@ -1,0 +1,76 @@
+"""The run worker's tensor logic on CPU tensors: the continuous verdict, canaries, launch
+transforms, checksums. (Its CUDA paths run in test_run_gpu.py.)"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from kmut._run_worker import CANARY_ELEMENTS, FlooringCdiv, apply_transform, checksum, compare, guard_buffers
+from kmut.validate import Step
+
+
+def test_compare_matches_allclose_at_tau():
+    ref = torch.tensor([1.0, -2.0, 3.0])
+    out = ref + torch.tensor([0.0, 0.03, -0.01])
+    v = compare(ref, out, torch)
+    assert v["shape_ok"] and not v["nonfinite"]
+    tau = v["tau"]
+    assert torch.allclose(ref, out, atol=tau * 1.0001, rtol=tau * 1.0001)
+    assert not torch.allclose(ref, out, atol=tau * 0.999, rtol=tau * 0.999)
+    assert math.isclose(v["max_abs"], 0.03, rel_tol=1e-5)
+
+
+def test_compare_flags_nan_inf_and_shape():
+    ref = torch.ones(4)
+    assert compare(ref, torch.tensor([1.0, float("nan"), 1.0, 1.0]), torch)["tau"] == math.inf
+    inf = compare(ref, torch.tensor([1.0, float("inf"), 1.0, 1.0]), torch)
+    assert inf["nonfinite"] and inf["tau"] == math.inf
+    shape = compare(ref, torch.ones(2, 2), torch)
+    assert not shape["shape_ok"] and shape["tau"] == math.inf
+
+
+def test_guarded_buffers_keep_views_and_catch_a_write_past_the_end():
+    x = torch.arange(10, dtype=torch.float32)
+    out = torch.empty(10)
+    scratch = torch.empty(3, dtype=torch.int64)
+    steps = [Step("k", (1, 1, 1), (1, 1, 1), [x, scratch, out[2:]], [])]
+    owned = {x.untyped_storage().data_ptr()}
+    new_steps, new_out, guards = guard_buffers(steps, out, owned, set(), torch)
+    assert new_steps[0].tensors[0] is x, "inputs are not moved"
+    assert len(guards) == 2 and all(g.intact(torch) for g in guards)
+    view = new_steps[0].tensors[2]
+    assert view.shape == (8,) and view.data_ptr() == new_out.data_ptr() + 2 * 4, "the view keeps its offset into the output"
+    new_out.copy_(x)
+    assert all(g.intact(torch) for g in guards), "writing the buffer itself touches no canary"
+    whole = torch.empty(0).set_(new_out.untyped_storage(), 0, (10 + 2 * CANARY_ELEMENTS,))
+    whole[CANARY_ELEMENTS + 10] = 0.0  # one past the end
+    assert not guards[[g.body_bytes for g in guards].index(40)].intact(torch)
+
+
+def test_zero_buffers_stay_zero_when_guarded():
+    acc = torch.zeros(5)
+    _, new_out, guards = guard_buffers([Step("k", (1, 1, 1), (1, 1, 1), [acc], [])], acc, set(), {acc.untyped_storage().data_ptr()}, torch)
+    assert torch.equal(new_out, torch.zeros(5)) and guards[0].intact(torch)
+
+
+def test_launch_transforms():
+    s = Step("k", (10, 2, 1), (256, 1, 1), [], [])
+    assert apply_transform([s], {"transform": "swap_grid_block", "step": 0})[0].grid == (256, 1, 1)
+    assert apply_transform([s], {"transform": "grid_x", "step": 0, "delta": -1})[0].grid == (9, 2, 1)
+    assert apply_transform([s], {"transform": "block_x", "step": 0, "delta": 1})[0].block == (257, 1, 1)
+    assert apply_transform([s], None) == [s]
+    floor = FlooringCdiv(1)
+    assert [floor(10, 4), floor(10, 4), floor(10, 4)] == [3, 2, 3]
+
+
+def test_checksum_sees_a_swap_and_a_change():
+    a = torch.arange(7, dtype=torch.float32)
+    b = a.clone()
+    b[[1, 2]] = b[[2, 1]]
+    assert checksum([a], torch) == checksum([a.clone()], torch)
+    assert checksum([a], torch) != checksum([b], torch)
+    c = a.clone()
+    c[-1] += 1
+    assert checksum([a], torch) != checksum([c], torch)
