@@ -322,6 +322,10 @@ pub struct GateArgs {
     #[arg(long, default_value = "sm_90", value_name = "ARCH")]
     pub arch: String,
 
+    /// Candidates checked at once, each in its own worker (they share the GPU; mind its memory).
+    #[arg(long, short = 'j', default_value_t = 1, value_name = "N")]
+    pub jobs: usize,
+
     /// Wall-clock limit per candidate, in seconds; a worker past it is killed.
     #[arg(long, default_value_t = 900, value_name = "SECONDS")]
     pub timeout: u64,

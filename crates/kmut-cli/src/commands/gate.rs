@@ -1,6 +1,8 @@
 //! `kmut gate`: run every candidate through its worker, print the verdict table, accept.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -14,13 +16,7 @@ pub fn run(args: &GateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         anyhow::ensure!(path.is_file(), "`{}` is not a file", path.display());
     }
     let options = WorkerOptions { python: env.python.clone(), arch: args.arch.clone(), timeout: Duration::from_secs(args.timeout) };
-    let mut reports = Vec::new();
-    for (i, path) in args.paths.iter().enumerate() {
-        eprintln!("[{}/{}] gate {}", i + 1, args.paths.len(), path.display());
-        let report = run_worker(path, &options);
-        eprintln!("[{}/{}] {} in {:.1} s", i + 1, args.paths.len(), report.verdict.label(), report.elapsed.as_secs_f64());
-        reports.push(report);
-    }
+    let reports = gate_all(&args.paths, &options, args.jobs.max(1));
     print!("{}", render_table(&reports));
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json_report(&reports)).with_context(|| format!("could not write `{}`", path.display()))?;
@@ -44,6 +40,30 @@ pub fn run(args: &GateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     }
     let failed = reports.iter().any(|r| r.verdict.is_failure());
     Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })
+}
+
+/// Run every candidate's worker, `jobs` at a time; reports come back in the order given.
+fn gate_all(paths: &[std::path::PathBuf], options: &WorkerOptions, jobs: usize) -> Vec<kmut_gate::CandidateReport> {
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<kmut_gate::CandidateReport>>> = Mutex::new(vec![None; paths.len()]);
+    let n = paths.len();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(n) {
+            scope.spawn(|| {
+                let take = || {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    paths.get(i).map(|p| (i, p))
+                };
+                while let Some((i, path)) = take() {
+                    eprintln!("[{}/{n}] gate {}", i + 1, path.display());
+                    let report = run_worker(path, options);
+                    eprintln!("[{}/{n}] {} {} in {:.1} s", i + 1, path.display(), report.verdict.label(), report.elapsed.as_secs_f64());
+                    slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner)[i] = Some(report);
+                }
+            });
+        }
+    });
+    slots.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_iter().flatten().collect()
 }
 
 /// `substrates/accepted/` for `substrates/candidate_x.py`; the folder itself for a file already in it.
