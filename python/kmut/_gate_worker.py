@@ -283,7 +283,8 @@ class Gate:
                         inputs64 = [t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs]
                         with torch.no_grad():
                             r64 = f["ref"](inputs64, torch)
-                        ok64 = bool(torch.allclose(r64, r.double(), atol=atol, rtol=rtol))
+                        # .double() on both: an integer output (argmax) stays integer in fp64 too.
+                        ok64 = bool(torch.allclose(r64.double(), r.double(), atol=atol, rtol=rtol))
                         tau64 = tau_star(r64, r)
                         fp64_data.append({"suite": s.name, "tau_ref": tau64, "ok": ok64})
                         if not ok64:
