@@ -18,28 +18,37 @@ if [ "${BENCH:-0}" = 1 ]; then
   python3 -m kmut bench mutate substrates/accepted/*.py --repeat 10 2>&1 | tee "$OUT/bench-mutate.txt"
 fi
 # RUN=1: the execution engine on every accepted substrate (a stratified sample of RUN_SAMPLE
-# live mutants), both protocols' scores, and a kill -9 of the orchestrator followed by a resume
-# compared with an uninterrupted run.
+# live mutants, stopped with Ctrl-C after RUN_LIMIT seconds and resumable), both protocols'
+# scores, and a kill -9 of the orchestrator followed by a resume, compared with an
+# uninterrupted run. A store compiled elsewhere (.device/run.sqlite, carried) saves compiling.
+count_evals() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1], timeout=5).execute('select count(*) from evaluations').fetchone()[0])" "$1" 2>/dev/null || echo 0; }
 if [ "${RUN:-0}" = 1 ]; then
   export KMUT_NO_PROGRESS=1 KMUT_CACHE_DIR=/tmp/kmut-cache
-  python3 -m kmut run --store "$OUT/run.sqlite" --sample "${RUN_SAMPLE:-540}" --seed 1 --workers-per-gpu "${RUN_WORKERS:-2}" \
-    > "$OUT/run.txt" 2> "$OUT/run.err"
-  echo "run exit: $?"; tail -n 25 "$OUT/run.err"; cat "$OUT/run.txt"
-  python3 -m kmut score --store "$OUT/run.sqlite" --protocol head > "$OUT/score-head.txt"; cat "$OUT/score-head.txt"
+  store="$OUT/run.sqlite"
+  [ -f "$store" ] || { [ -f .device/run.sqlite ] && cp .device/run.sqlite "$store"; }
+  timeout -s INT "${RUN_LIMIT:-420}" python3 -m kmut run --store "$store" --sample "${RUN_SAMPLE:-280}" --seed 1 \
+    --workers-per-gpu "${RUN_WORKERS:-3}" > "$OUT/run.txt" 2> "$OUT/run.err"
+  echo "run exit: $?"; grep -v "^  \[worker" "$OUT/run.err" | tail -n 25; cat "$OUT/run.txt"
+  python3 -m kmut score --store "$store" --protocol head > "$OUT/score-head.txt"; cat "$OUT/score-head.txt"
   gemm=substrates/accepted/L2p76_gemm_add_relu.py
-  python3 -m kmut run "$gemm" --store "$OUT/whole.sqlite" --sample 80 --full-matrix > /dev/null 2> "$OUT/whole.err"
-  python3 -m kmut run "$gemm" --store "$OUT/killed.sqlite" --sample 80 --full-matrix > /dev/null 2> "$OUT/killed-1.err" &
-  pid=$!; sleep "${KILL_AFTER:-20}"; kill -9 "$pid"; wait "$pid" 2>/dev/null
-  echo "killed after ${KILL_AFTER:-20}s: $(sqlite3 "$OUT/killed.sqlite" 'select count(*) from evaluations' 2>/dev/null || python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from evaluations').fetchone()[0])" "$OUT/killed.sqlite") evaluations stored"
-  python3 -m kmut run "$gemm" --store "$OUT/killed.sqlite" --sample 80 --full-matrix > /dev/null 2> "$OUT/killed-2.err"
-  tail -n 3 "$OUT/killed-2.err"
-  for s in whole killed; do python3 -m kmut score --store "$OUT/$s.sqlite" > "$OUT/score-$s.txt"; echo "== $s"; sed -n 1,8p "$OUT/score-$s.txt"; done
+  for s in whole killed; do [ -f .device/run.sqlite ] && cp .device/run.sqlite "$OUT/$s.sqlite"; done
+  python3 -m kmut run "$gemm" --store "$OUT/whole.sqlite" --sample 60 --full-matrix > /dev/null 2> "$OUT/whole.err"
+  python3 -m kmut run "$gemm" --store "$OUT/killed.sqlite" --sample 60 --full-matrix > /dev/null 2> "$OUT/killed-1.err" &
+  pid=$!
+  for _ in $(seq 600); do [ "$(count_evals "$OUT/killed.sqlite")" -ge "${KILL_AT:-60}" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$pid"; wait "$pid" 2>/dev/null
+  echo "kill -9 of the orchestrator with $(count_evals "$OUT/killed.sqlite") evaluations stored (uninterrupted run: $(count_evals "$OUT/whole.sqlite"))"
+  python3 -m kmut run "$gemm" --store "$OUT/killed.sqlite" --sample 60 --full-matrix > /dev/null 2> "$OUT/killed-2.err"
+  grep "^run:" "$OUT/killed-2.err"
+  echo "after the resume: $(count_evals "$OUT/killed.sqlite") evaluations"
+  for s in whole killed; do python3 -m kmut score --store "$OUT/$s.sqlite" L2p76_gemm_add_relu > "$OUT/score-$s.txt"; echo "== $s"; sed -n 1,6p "$OUT/score-$s.txt"; done
+  rm -f "$OUT/whole.sqlite" "$OUT/killed.sqlite"
 fi
 [ "${SKIP_GATE:-0}" = 1 ] && exit 0
 # With paths: gate them with --accept. Without: re-gate everything accepted.
 paths=("$@")
 [ ${#paths[@]} -gt 0 ] || paths=(substrates/accepted/*.py)
-python3 -m kmut gate --accept "${paths[@]}" --json "$OUT/gate.json" > "$OUT/gate-table.txt" 2> "$OUT/gate.err"
+python3 -m kmut gate --jobs "${GATE_JOBS:-1}" --accept "${paths[@]}" --json "$OUT/gate.json" > "$OUT/gate-table.txt" 2> "$OUT/gate.err"
 echo "gate exit: $?"
 python3 - "$OUT/gate.json" <<'PY'
 import json, sys

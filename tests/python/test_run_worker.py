@@ -22,6 +22,19 @@ def test_compare_matches_allclose_at_tau():
     assert math.isclose(v["max_abs"], 0.03, rel_tol=1e-5)
 
 
+def test_compare_in_chunks_equals_compare_whole(monkeypatch):
+    import kmut._run_worker as w
+
+    ref = torch.linspace(-3, 3, 1001)
+    out = ref + torch.sin(torch.arange(1001.0)) * 1e-3
+    out[777] += 0.5
+    whole = compare(ref, out, torch)
+    monkeypatch.setattr(w, "COMPARE_CHUNK", 64)
+    assert compare(ref, out, torch) == whole
+    both_inf = torch.tensor([1.0, float("inf")])
+    assert compare(both_inf, both_inf.clone(), torch)["tau"] == 0.0, "equal infinities are close, as in allclose"
+
+
 def test_compare_flags_nan_inf_and_shape():
     ref = torch.ones(4)
     assert compare(ref, torch.tensor([1.0, float("nan"), 1.0, 1.0]), torch)["tau"] == math.inf
