@@ -146,13 +146,13 @@ class Guarded:
         return bool(torch.equal(head, pattern)) and bool(torch.equal(tail, pattern))
 
 
-def guard_buffers(steps: list[Any], out: Any, owned: set[int], zero_init: set[int], torch: Any) -> tuple[list[Any], Any, list[Guarded]]:
+def guard_buffers(steps: list[Any], out: Any, owned: set[int], torch: Any) -> tuple[list[Any], Any, list[Guarded]]:
     """Move every buffer the steps use that `launch` allocated (not an input, weight or other
     owned storage) into an allocation with canaries before and after it. Returns the rewritten
     steps and output, and the guards to check after the run.
 
-    A buffer's own bytes start as `launch` left them: torch.empty's recycled memory as in the
-    official harness, zeros for `K.zeros` buffers.
+    A buffer's bytes are copied over as `launch` left them: torch.empty's recycled memory as in
+    the official harness, zeros for `K.zeros` buffers, and anything `launch` computed into them.
     """
     moved: dict[int, tuple[Any, Guarded]] = {}
 
@@ -167,8 +167,8 @@ def guard_buffers(steps: list[Any], out: Any, owned: set[int], zero_init: set[in
             whole = torch.empty(body + 2 * pad, dtype=torch.uint8, device=t.device)
             whole[:pad] = CANARY_BYTE
             whole[pad + body :] = CANARY_BYTE
-            if ptr in zero_init:
-                whole[pad : pad + body] = 0
+            old = torch.empty(0, dtype=torch.uint8, device=t.device).set_(storage, 0, (body,))
+            whole[pad : pad + body].copy_(old)
             body_view = whole[pad : pad + body]
             moved[ptr] = (body_view, Guarded(ptr, whole, body, pad))
         body_view, _ = moved[ptr]
@@ -369,7 +369,7 @@ class Worker:
             owned = {t.untyped_storage().data_ptr() for t in col["inputs"] if isinstance(t, torch.Tensor)}
             for w in K.weight_sets:
                 owned.update(t.untyped_storage().data_ptr() for t in w.tensors())
-            steps, out, guards = guard_buffers(steps, out, owned, set(K.zero_init), torch)
+            steps, out, guards = guard_buffers(steps, out, owned, torch)
             if announce:
                 emit("begin", eval=req["eval"])
             stream = torch.cuda.current_stream()

@@ -20,7 +20,7 @@ def test_hang_out_of_bounds_and_crash_are_recorded_and_the_run_goes_on(kmut_cmd,
     env = dict(os.environ, KMUT_NO_PROGRESS="1")
     cmd = [*kmut_cmd, "run", DEMO, "--store", str(store), "--cache", str(tmp_path / "cache"), "--workers-per-gpu", "2",
            "--rules", "arith-mul-to-div", "--rules", "boundary-*", "--rules", "index-*"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=580, env=env)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=580, env=env, check=False)
     print(out.stdout, out.stderr[-3000:])
     assert out.returncode == 0, out.stderr
     with sqlite3.connect(store) as db:

@@ -6,8 +6,14 @@ from __future__ import annotations
 import math
 
 import torch
-
-from kmut._run_worker import CANARY_ELEMENTS, FlooringCdiv, apply_transform, checksum, compare, guard_buffers
+from kmut._run_worker import (
+    CANARY_ELEMENTS,
+    FlooringCdiv,
+    apply_transform,
+    checksum,
+    compare,
+    guard_buffers,
+)
 from kmut.validate import Step
 
 
@@ -50,7 +56,7 @@ def test_guarded_buffers_keep_views_and_catch_a_write_past_the_end():
     scratch = torch.empty(3, dtype=torch.int64)
     steps = [Step("k", (1, 1, 1), (1, 1, 1), [x, scratch, out[2:]], [])]
     owned = {x.untyped_storage().data_ptr()}
-    new_steps, new_out, guards = guard_buffers(steps, out, owned, set(), torch)
+    new_steps, new_out, guards = guard_buffers(steps, out, owned, torch)
     assert new_steps[0].tensors[0] is x, "inputs are not moved"
     assert len(guards) == 2 and all(g.intact(torch) for g in guards)
     view = new_steps[0].tensors[2]
@@ -62,9 +68,15 @@ def test_guarded_buffers_keep_views_and_catch_a_write_past_the_end():
     assert not guards[[g.body_bytes for g in guards].index(40)].intact(torch)
 
 
+def test_guarded_buffers_keep_what_launch_put_in_them():
+    table = torch.arange(6.0)  # e.g. a constant launch prepared for the kernel
+    new_steps, _, _ = guard_buffers([Step("k", (1, 1, 1), (1, 1, 1), [table, torch.empty(2)], [])], torch.empty(2), set(), torch)
+    assert torch.equal(new_steps[0].tensors[0], torch.arange(6.0))
+
+
 def test_zero_buffers_stay_zero_when_guarded():
     acc = torch.zeros(5)
-    _, new_out, guards = guard_buffers([Step("k", (1, 1, 1), (1, 1, 1), [acc], [])], acc, set(), {acc.untyped_storage().data_ptr()}, torch)
+    _, new_out, guards = guard_buffers([Step("k", (1, 1, 1), (1, 1, 1), [acc], [])], acc, set(), torch)
     assert torch.equal(new_out, torch.zeros(5)) and guards[0].intact(torch)
 
 
