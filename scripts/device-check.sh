@@ -22,17 +22,24 @@ fi
 # scores, and a kill -9 of the orchestrator followed by a resume, compared with an
 # uninterrupted run. A store compiled elsewhere (.device/run.sqlite, carried) saves compiling.
 count_evals() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1], timeout=5).execute('select count(*) from evaluations').fetchone()[0])" "$1" 2>/dev/null || echo 0; }
-if [ "${RUN:-0}" = 1 ]; then
+# RUN=kill: only the kill -9 demo.
+if [ "${RUN:-0}" != 0 ]; then
   export KMUT_NO_PROGRESS=1 KMUT_CACHE_DIR=/tmp/kmut-cache
+fi
+if [ "${RUN:-0}" = 1 ]; then
   store="$OUT/run.sqlite"
   [ -f "$store" ] || { [ -f .device/run.sqlite ] && cp .device/run.sqlite "$store"; }
   timeout -s INT "${RUN_LIMIT:-420}" python3 -m kmut run --store "$store" --sample "${RUN_SAMPLE:-280}" --seed 1 \
     --workers-per-gpu "${RUN_WORKERS:-3}" > "$OUT/run.txt" 2> "$OUT/run.err"
   echo "run exit: $?"; grep -v "^  \[worker" "$OUT/run.err" | tail -n 25; cat "$OUT/run.txt"
   python3 -m kmut score --store "$store" --protocol head > "$OUT/score-head.txt"; cat "$OUT/score-head.txt"
+  mv "$store" /tmp/run.sqlite  # too large to come back
+fi
+if [ "${RUN:-0}" != 0 ]; then
   gemm=substrates/accepted/L2p76_gemm_add_relu.py
   for s in whole killed; do [ -f .device/run.sqlite ] && cp .device/run.sqlite "$OUT/$s.sqlite"; done
   python3 -m kmut run "$gemm" --store "$OUT/whole.sqlite" --sample 60 --full-matrix > /dev/null 2> "$OUT/whole.err"
+  grep "^run:" "$OUT/whole.err"
   python3 -m kmut run "$gemm" --store "$OUT/killed.sqlite" --sample 60 --full-matrix > /dev/null 2> "$OUT/killed-1.err" &
   pid=$!
   for _ in $(seq 600); do [ "$(count_evals "$OUT/killed.sqlite")" -ge "${KILL_AT:-60}" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done

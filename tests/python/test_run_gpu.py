@@ -28,6 +28,7 @@ def test_hang_out_of_bounds_and_crash_are_recorded_and_the_run_goes_on(kmut_cmd,
             "SELECT m.rule, m.line, e.seed, e.outcome, e.crash, e.canary, e.tau FROM evaluations e JOIN mutants m ON m.id = e.mutant"
         ).fetchall()
         live = db.execute("SELECT count(*) FROM classes WHERE class = 'live'").fetchone()[0]
+        evaluated = db.execute("SELECT count(DISTINCT mutant) FROM evaluations").fetchone()[0]
     by_rule = {}
     for rule, line, *rest in rows:
         by_rule.setdefault((rule, line), []).append(rest)
@@ -39,5 +40,5 @@ def test_hang_out_of_bounds_and_crash_are_recorded_and_the_run_goes_on(kmut_cmd,
     guard = [r for (rule, line), rs in by_rule.items() if rule.startswith("boundary-") and line == 19 for r in rs]
     assert any(r[3] for r in guard), f"no canary hit: {guard}"
     # Every live mutant got a verdict, and the worker replacements did not lose any.
-    assert len(by_rule) == live
+    assert evaluated == live
     assert "workers replaced" in out.stderr

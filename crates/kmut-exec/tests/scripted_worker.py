@@ -16,12 +16,11 @@ A substrate whose name starts with `broken` fails to prepare any column. Options
   --device, --scratch   accepted and ignored, as the engine always passes them
 """
 
+import argparse
 import json
 import os
 import sys
 import time
-
-import argparse
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--log")

@@ -120,12 +120,13 @@ type Order = Vec<(usize, usize)>;
 fn plan(compiled: &Compiled, protocol: &Protocol, all_suites: bool, seed: u64, sample: Option<usize>) -> anyhow::Result<(Vec<SubstratePlan>, Order)> {
     let cache = compiled.cache.as_ref().context("a run needs the image cache")?;
     let mut plans = Vec::new();
+    let mut originals = Vec::new();
     for (desc, mutants) in &compiled.substrates {
         let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
         let all = scopes.all();
         let original_source = scopes.original_source(&desc.cuda, &all);
-        fill_cache(compiled, cache, std::slice::from_ref(&original_source))?;
-        let original_image = image_in(cache, &original_source, &compiled.target).with_context(|| format!("the original image of {}", desc.name))?;
+        let original_image = cache.image_path(&source_key(&original_source, &compiled.target));
+        originals.push(original_source.clone());
         let original_hash = compiled
             .store
             .original(&desc.name, &compiled.target, &Scopes::key(&all))?
@@ -170,8 +171,8 @@ fn plan(compiled: &Compiled, protocol: &Protocol, all_suites: bool, seed: u64, s
         });
     }
     let order = order(&plans, seed, sample);
-    // The images of the chosen mutants, compiled where the cache lacks them.
-    let mut sources = Vec::new();
+    // The originals' and the chosen mutants' images, compiled where the cache lacks them.
+    let mut sources = originals;
     for &(s, c) in &order {
         let (desc, mutants) = &compiled.substrates[s];
         let id = &plans[s].candidates[c].id;
@@ -183,18 +184,15 @@ fn plan(compiled: &Compiled, protocol: &Protocol, all_suites: bool, seed: u64, s
         }
     }
     fill_cache(compiled, cache, &sources)?;
+    for p in &plans {
+        anyhow::ensure!(p.original_image.is_file(), "the original image of {} is missing from the cache", p.name);
+    }
     for &(s, c) in &order {
         if let Some(image) = &plans[s].candidates[c].image {
             anyhow::ensure!(image.is_file(), "the image of mutant {} of {} is missing from the cache", plans[s].candidates[c].id, plans[s].name);
         }
     }
     Ok((plans, order))
-}
-
-fn image_in(cache: &ImageCache, source: &str, target: &str) -> anyhow::Result<PathBuf> {
-    let path = cache.image_path(&source_key(source, target));
-    anyhow::ensure!(path.is_file(), "its image `{}` is missing from the cache; run the command again to recompile it", path.display());
-    Ok(path)
 }
 
 /// Compile, into the cache, every source whose image is missing there: the store may say a
