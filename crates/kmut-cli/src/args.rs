@@ -150,6 +150,9 @@ pub struct RunArgs {
     /// Worker processes per GPU.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub workers_per_gpu: usize,
+    /// Started workers kept ready per GPU to replace one lost to a crash or hang at once.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub spare_workers: usize,
     /// Watchdog: an evaluation may take this many times the original's kernel time ...
     #[arg(long, default_value_t = 20.0, value_name = "X")]
     pub timeout_factor: f64,

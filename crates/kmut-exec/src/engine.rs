@@ -29,6 +29,9 @@ pub struct EngineConfig {
     /// GPU indices to use, and workers on each.
     pub devices: Vec<u32>,
     pub workers_per_device: usize,
+    /// Started, idle workers kept ready on each device: a worker lost to a poisoned context or
+    /// a hang is replaced at once instead of after a fresh interpreter, torch and CUDA start.
+    pub spares_per_device: usize,
     /// Folder where workers share drawn inputs (removed by the caller).
     pub scratch: Option<PathBuf>,
     /// Workers' stderr is appended here.
@@ -82,6 +85,8 @@ pub struct RunSummary {
     pub timeouts: usize,
     pub canaries: usize,
     pub respawns: usize,
+    /// Of those, replaced at once by a ready spare.
+    pub spares_used: usize,
     pub kernel_ms: f64,
     pub wall_ms: f64,
     pub elapsed: Duration,
@@ -116,11 +121,27 @@ enum SlotState {
 
 struct Slot {
     device: u32,
-    generation: u64,
+    /// The id of the worker process now in the slot.
+    worker: u64,
     process: Option<WorkerProcess>,
     state: SlotState,
     prepared: Option<UnitKey>,
     failed_starts: usize,
+}
+
+/// A started worker waiting to replace a lost one.
+struct Spare {
+    worker: u64,
+    device: u32,
+    process: WorkerProcess,
+    ready: bool,
+}
+
+/// Who a worker id belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    Slot(usize),
+    Spare,
 }
 
 struct MutantState {
@@ -144,6 +165,12 @@ pub struct Engine<'a> {
     prep_failures: HashMap<UnitKey, usize>,
     original_ms: HashMap<UnitKey, f64>,
     slots: Vec<Slot>,
+    spares: Vec<Spare>,
+    /// Worker id -> its slot or the spare pool; ids of killed workers are removed.
+    owners: HashMap<u64, Owner>,
+    next_worker: u64,
+    /// Spare starts that failed; past a few, no more spares are started.
+    spare_failures: usize,
     tx: Sender<Heard>,
     rx: Receiver<Heard>,
     batch: Vec<Evaluation>,
@@ -178,6 +205,10 @@ impl<'a> Engine<'a> {
             prep_failures: HashMap::new(),
             original_ms: HashMap::new(),
             slots: Vec::new(),
+            spares: Vec::new(),
+            owners: HashMap::new(),
+            next_worker: 0,
+            spare_failures: 0,
             tx,
             rx,
             batch: Vec::new(),
@@ -225,6 +256,9 @@ impl<'a> Engine<'a> {
             }
         };
         self.flush()?;
+        for spare in self.spares.drain(..) {
+            spare.process.quit();
+        }
         for slot in &mut self.slots {
             if let Some(p) = slot.process.take() {
                 if matches!(slot.state, SlotState::Idle | SlotState::Starting { .. }) {
@@ -342,38 +376,70 @@ impl<'a> Engine<'a> {
     fn start_workers(&mut self) -> Result<(), ExecError> {
         for &device in &self.config.devices {
             for _ in 0..self.config.workers_per_device.max(1) {
-                self.slots.push(Slot { device, generation: 0, process: None, state: SlotState::Dead, prepared: None, failed_starts: 0 });
+                self.slots.push(Slot { device, worker: u64::MAX, process: None, state: SlotState::Dead, prepared: None, failed_starts: 0 });
             }
         }
         for i in 0..self.slots.len() {
             self.spawn(i)?;
         }
+        for &device in &self.config.devices.clone() {
+            for _ in 0..self.config.spares_per_device {
+                self.spawn_spare(device)?;
+            }
+        }
         Ok(())
     }
 
+    fn start_process(&mut self, device: u32, owner: Owner) -> Result<(u64, WorkerProcess), ExecError> {
+        let id = self.next_worker;
+        self.next_worker += 1;
+        let process = WorkerProcess::spawn(&self.config.worker_command, device, self.config.scratch.as_deref(), &self.config.log, id, self.tx.clone())?;
+        self.owners.insert(id, owner);
+        Ok((id, process))
+    }
+
     fn spawn(&mut self, i: usize) -> Result<(), ExecError> {
+        let (id, process) = self.start_process(self.slots[i].device, Owner::Slot(i))?;
         let slot = &mut self.slots[i];
-        slot.generation += 1;
+        slot.worker = id;
         slot.prepared = None;
-        let process = WorkerProcess::spawn(
-            &self.config.worker_command,
-            slot.device,
-            self.config.scratch.as_deref(),
-            &self.config.log,
-            i,
-            slot.generation,
-            self.tx.clone(),
-        )?;
         slot.process = Some(process);
         slot.state = SlotState::Starting { since: Instant::now() };
         Ok(())
     }
 
-    /// Kill slot `i`'s worker and start a fresh one (or retire the slot after repeated failed starts).
+    fn spawn_spare(&mut self, device: u32) -> Result<(), ExecError> {
+        if self.spare_failures >= 3 || self.interrupt.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let (worker, process) = self.start_process(device, Owner::Spare)?;
+        self.spares.push(Spare { worker, device, process, ready: false });
+        Ok(())
+    }
+
+    /// Put a ready spare of slot `i`'s device into the slot, and start another spare.
+    fn take_spare(&mut self, i: usize) -> Result<bool, ExecError> {
+        let device = self.slots[i].device;
+        let Some(at) = self.spares.iter().position(|s| s.ready && s.device == device) else { return Ok(false) };
+        let spare = self.spares.swap_remove(at);
+        self.owners.insert(spare.worker, Owner::Slot(i));
+        self.summary.spares_used += 1;
+        let slot = &mut self.slots[i];
+        slot.worker = spare.worker;
+        slot.process = Some(spare.process);
+        slot.prepared = None;
+        slot.state = SlotState::Idle;
+        self.spawn_spare(device)?;
+        Ok(true)
+    }
+
+    /// Kill slot `i`'s worker and put a spare or a fresh one in its place (or retire the slot
+    /// after repeated failed starts).
     fn replace(&mut self, i: usize, why: &str) -> Result<(), ExecError> {
         if let Some(mut p) = self.slots[i].process.take() {
             p.kill();
         }
+        self.owners.remove(&self.slots[i].worker);
         self.slots[i].state = SlotState::Dead;
         self.summary.respawns += 1;
         if self.slots[i].failed_starts >= 3 {
@@ -381,6 +447,9 @@ impl<'a> Engine<'a> {
             if self.slots.iter().all(|s| matches!(s.state, SlotState::Dead) && s.failed_starts >= 3) {
                 return Err(ExecError::NoWorker(self.last_error.clone()));
             }
+            return Ok(());
+        }
+        if self.take_spare(i)? {
             return Ok(());
         }
         self.spawn(i)
@@ -466,14 +535,30 @@ impl<'a> Engine<'a> {
     }
 
     fn hear(&mut self, heard: Heard) -> Result<(), ExecError> {
-        let i = heard.slot;
-        if self.slots[i].generation != heard.generation {
-            return Ok(()); // a replaced worker's last words
+        match (self.owners.get(&heard.worker).copied(), heard.said) {
+            (None, _) => Ok(()), // a replaced worker's last words
+            (Some(Owner::Slot(i)), Said::Gone) => self.on_gone(i),
+            (Some(Owner::Slot(i)), Said::Line(v)) => self.on_line(i, &v),
+            (Some(Owner::Spare), said) => self.on_spare(heard.worker, &said),
         }
-        match heard.said {
-            Said::Gone => self.on_gone(i),
-            Said::Line(v) => self.on_line(i, &v),
+    }
+
+    fn on_spare(&mut self, worker: u64, said: &Said) -> Result<(), ExecError> {
+        let Some(at) = self.spares.iter().position(|s| s.worker == worker) else { return Ok(()) };
+        let ready = matches!(said, Said::Line(v) if v.get("event").and_then(Value::as_str) == Some("ready"));
+        if ready {
+            self.spares[at].ready = true;
+            return Ok(());
         }
+        if matches!(said, Said::Line(v) if v.get("event").and_then(Value::as_str) != Some("error")) {
+            return Ok(());
+        }
+        // It could not start: drop it and try another, a few times at most.
+        let mut spare = self.spares.swap_remove(at);
+        spare.process.kill();
+        self.owners.remove(&worker);
+        self.spare_failures += 1;
+        self.spawn_spare(spare.device)
     }
 
     fn on_line(&mut self, i: usize, v: &Value) -> Result<(), ExecError> {

@@ -1,5 +1,5 @@
 //! One worker process: spawning it, sending requests, and turning its stdout into events on
-//! the engine's channel. Each event carries the worker's slot and generation, so lines from a
+//! the engine's channel. Each event carries the worker's id (unique per process), so lines from a
 //! worker that has since been killed and replaced are recognised and dropped.
 
 use std::io::{BufRead as _, BufReader, Write as _};
@@ -21,8 +21,8 @@ pub enum Said {
 
 #[derive(Debug)]
 pub struct Heard {
-    pub slot: usize,
-    pub generation: u64,
+    /// The id given at spawn: the engine maps it to a slot or to the spare pool.
+    pub worker: u64,
     pub said: Said,
 }
 
@@ -33,15 +33,7 @@ pub struct WorkerProcess {
 
 impl WorkerProcess {
     /// Start `command` (program and arguments) on `device`; its stderr goes to `log`.
-    pub fn spawn(
-        command: &[String],
-        device: u32,
-        scratch: Option<&Path>,
-        log: &Path,
-        slot: usize,
-        generation: u64,
-        events: Sender<Heard>,
-    ) -> Result<WorkerProcess, ExecError> {
+    pub fn spawn(command: &[String], device: u32, scratch: Option<&Path>, log: &Path, worker: u64, events: Sender<Heard>) -> Result<WorkerProcess, ExecError> {
         let spawn_err = |source| ExecError::Spawn { command: command.join(" "), source };
         let (program, args) = command.split_first().expect("a worker command");
         let mut cmd = Command::new(program);
@@ -66,11 +58,11 @@ impl WorkerProcess {
                 let Ok(line) = line else { break };
                 // A line that is not JSON is the worker's bug; show it rather than drop it.
                 let value = serde_json::from_str(&line).unwrap_or_else(|_| serde_json::json!({"event": "noise", "line": line}));
-                if events.send(Heard { slot, generation, said: Said::Line(value) }).is_err() {
+                if events.send(Heard { worker, said: Said::Line(value) }).is_err() {
                     return;
                 }
             }
-            let _ = events.send(Heard { slot, generation, said: Said::Gone });
+            let _ = events.send(Heard { worker, said: Said::Gone });
         });
         Ok(WorkerProcess { child, stdin })
     }

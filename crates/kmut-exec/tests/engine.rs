@@ -93,6 +93,7 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         worker_command: vec![python(), script()],
         devices: vec![0],
         workers_per_device: workers,
+        spares_per_device: 1,
         scratch: None,
         log: dir.join("workers.log"),
         first_kill,
@@ -207,4 +208,24 @@ fn a_worker_that_cannot_start_is_an_error_naming_the_log() {
     let reporter = Quiet { stop_after: 0, interrupt, notes: AtomicUsize::new(0) };
     let err = Engine::new(cfg, &plans, &mut store, 1, &reporter, interrupt).run(&order(&plans)).unwrap_err();
     assert!(err.to_string().contains("workers.log"), "{err}");
+}
+
+#[test]
+fn a_ready_spare_replaces_a_lost_worker_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "L1p1_x", &["fatal-a", "survive-b", "fatal-c", "survive-d"])];
+    // Evaluations slow enough that a spare has started before the first worker is lost.
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.worker_command.extend(["--delay".into(), "0.3".into()]);
+    let with = run(&mut store, &plans, cfg, 0);
+    assert_eq!(with.respawns, 2);
+    assert!(with.spares_used >= 1, "{with:?}");
+    let mut store = Store::open(&dir.path().join("t.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "L1p1_x", &["fatal-a", "survive-b", "fatal-c", "survive-d"])];
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.spares_per_device = 0;
+    let without = run(&mut store, &plans, cfg, 0);
+    assert_eq!((without.respawns, without.spares_used), (2, 0));
+    assert_eq!(with.evaluations, without.evaluations);
 }

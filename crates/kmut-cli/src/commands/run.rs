@@ -45,6 +45,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         worker_command,
         devices: devices.clone(),
         workers_per_device: args.workers_per_gpu.max(1),
+        spares_per_device: args.spare_workers,
         scratch: Some(scratch.clone()),
         log: log.clone(),
         first_kill: !args.full_matrix,
