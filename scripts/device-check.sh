@@ -51,6 +51,18 @@ if [ "${RUN:-0}" != 0 ]; then
   for s in whole killed; do python3 -m kmut score --store "$OUT/$s.sqlite" L2p76_gemm_add_relu > "$OUT/score-$s.txt"; echo "== $s"; sed -n 1,6p "$OUT/score-$s.txt"; done
   rm -f "$OUT/whole.sqlite" "$OUT/killed.sqlite"
 fi
+# BENCH_RUN=1: the execution engine's throughput (evaluations per second, wall over kernel time)
+# on a crash-heavy sample of L2p76, with and without a spare worker (docs/performance.md).
+if [ "${BENCH_RUN:-0}" = 1 ]; then
+  export KMUT_NO_PROGRESS=1 KMUT_CACHE_DIR=/tmp/kmut-cache
+  for spares in 1 0; do
+    [ -f .device/run.sqlite ] && cp .device/run.sqlite "/tmp/bench-$spares.sqlite"
+    start=$(date +%s.%N)
+    python3 -m kmut run substrates/accepted/L2p76_gemm_add_relu.py --store "/tmp/bench-$spares.sqlite" --sample 60 --full-matrix \
+      --spare-workers "$spares" 2>&1 >/dev/null | grep -E "^run: [0-9]" | tee "$OUT/bench-run-spares-$spares.txt"
+    echo "spare workers $spares: $(python3 -c "import sys,time; print(f'{time.time()-float(sys.argv[1]):.1f}')" "$start") s in all" | tee -a "$OUT/bench-run-spares-$spares.txt"
+  done
+fi
 [ "${SKIP_GATE:-0}" = 1 ] && exit 0
 # With paths: gate them with --accept. Without: re-gate everything accepted.
 paths=("$@")
