@@ -48,7 +48,8 @@ pub struct EngineConfig {
     pub start_timeout: Duration,
     /// For preparing a column (drawing inputs, the reference, the original's run).
     pub prep_timeout: Duration,
-    /// Mutants per round under a time budget; `None` runs everything in one round.
+    /// Mutants in the first round under a time budget; `None` runs everything in one round.
+    /// Later rounds are sized from the rate so far to fit the time left.
     pub round: Option<usize>,
     /// No new round starts after this instant.
     pub deadline: Option<Instant>,
@@ -227,12 +228,8 @@ impl<'a> Engine<'a> {
         self.order = order.to_vec();
         self.summary.total = order.len();
         self.summary.resumed = order.iter().map(|&(s, c)| self.states[s][c].evaluated.len()).sum();
-        let round = self.config.round.unwrap_or(order.len()).max(1);
-        let mut rounds = order.chunks(round);
-        let mut current = rounds.next();
-        if let Some(r) = current {
-            self.start_round(r);
-        }
+        let mut taken = self.config.round.unwrap_or(order.len()).clamp(1, order.len().max(1)).min(order.len());
+        self.start_round(&order[..taken]);
         self.start_workers()?;
         let result = loop {
             if self.interrupt.load(Ordering::Relaxed) {
@@ -240,15 +237,16 @@ impl<'a> Engine<'a> {
                 break Ok(());
             }
             if self.units.is_empty() {
-                if self.config.deadline.is_some_and(|d| Instant::now() >= d) {
-                    self.summary.budget_spent = rounds.len() > 0;
+                if taken >= order.len() {
                     break Ok(());
                 }
-                current = rounds.next();
-                match current {
-                    Some(r) => self.start_round(r),
-                    None => break Ok(()),
+                if self.config.deadline.is_some_and(|d| Instant::now() >= d) {
+                    self.summary.budget_spent = true;
+                    break Ok(());
                 }
+                let size = self.next_round_size(taken, order.len() - taken);
+                self.start_round(&order[taken..taken + size]);
+                taken += size;
                 continue;
             }
             if let Err(e) = self.step() {
@@ -308,6 +306,17 @@ impl<'a> Engine<'a> {
     fn needs(&self, sub: usize, cand: usize, col: usize) -> bool {
         let st = &self.states[sub][cand];
         !(st.evaluated.contains(&col) || self.config.first_kill && st.killed)
+    }
+
+    /// Under a budget: as many mutants as the rate so far says fit in 80% of the time left
+    /// (at least half the first round, at most what is left).
+    fn next_round_size(&self, done: usize, left: usize) -> usize {
+        let first = self.config.round.unwrap_or(left).max(1);
+        let Some(deadline) = self.config.deadline else { return left };
+        let elapsed = self.started.elapsed().as_secs_f64().max(1e-3);
+        let remaining = deadline.saturating_duration_since(Instant::now()).as_secs_f64();
+        let fit = (done as f64 / elapsed * remaining * 0.8) as usize;
+        fit.max(first / 2).max(1).min(left)
     }
 
     fn start_round(&mut self, round: &[(usize, usize)]) {

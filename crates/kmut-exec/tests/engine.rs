@@ -229,3 +229,28 @@ fn a_ready_spare_replaces_a_lost_worker_at_once() {
     assert_eq!((without.respawns, without.spares_used), (2, 0));
     assert_eq!(with.evaluations, without.evaluations);
 }
+
+#[test]
+fn a_budget_runs_whole_rounds_of_the_order_and_stops_between_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let ids: Vec<String> = (0..12).map(|i| format!("{}-{i}", if i % 2 == 0 { "kill" } else { "survive" })).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let plans = vec![setup(&mut store, "L1p1_x", &refs)];
+    // Time to spare: every round runs, and every mutant is settled.
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.round = Some(4);
+    cfg.deadline = Some(std::time::Instant::now() + Duration::from_secs(120));
+    let s = run(&mut store, &plans, cfg, 0);
+    assert_eq!((s.decided, s.budget_spent), (12, false));
+    // A budget already spent: the first round still completes whole, then the run stops.
+    let mut store = Store::open(&dir.path().join("t.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "L1p1_x", &refs)];
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.round = Some(4);
+    cfg.deadline = Some(std::time::Instant::now());
+    let s = run(&mut store, &plans, cfg, 0);
+    assert_eq!((s.decided, s.budget_spent), (4, true));
+    let settled: std::collections::BTreeSet<String> = store.evaluations("L1p1_x", TARGET).unwrap().into_iter().map(|e| e.mutant).collect();
+    assert_eq!(settled.len(), 4, "only the first round's mutants ran: {settled:?}");
+}

@@ -54,7 +54,8 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         min_timeout: Duration::from_secs_f64(args.min_timeout),
         start_timeout: Duration::from_mins(2),
         prep_timeout: Duration::from_secs_f64(args.prep_timeout),
-        round: budget.map(|_| (64 * devices.len() * args.workers_per_gpu.max(1)).max(64)),
+        // A first round big enough to keep every worker busy; later ones are sized to the time left.
+        round: budget.map(|_| (64 * devices.len() * args.workers_per_gpu.max(1)).max(4 * plans.len())),
         deadline: budget.map(|b| Instant::now() + b),
         target: compiled.target.clone(),
     };
