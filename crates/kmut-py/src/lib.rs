@@ -4,6 +4,7 @@
 
 mod bridge;
 mod compile;
+mod cpu;
 mod describe;
 mod errors;
 
@@ -25,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(compile::compile_cuda, m)?)?;
     m.add_function(wrap_pyfunction!(describe::mutate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(cpu::cpu_build, m)?)?;
     m.add_class::<bridge::Module>()?;
     Ok(())
 }
