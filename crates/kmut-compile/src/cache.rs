@@ -5,6 +5,11 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use kmut_nvrtc::{Compiler, Options};
+
 use crate::{sha256_hex, CompileError};
 
 /// What the cache holds for one key.
@@ -66,6 +71,38 @@ impl ImageCache {
         let log = std::fs::read_to_string(log).ok()?;
         let image = std::fs::read(image).ok();
         Some(CacheEntry { image, log })
+    }
+
+    /// Compile into the cache, on `threads` threads, every source of `sources` whose image it
+    /// lacks. Returns how many were compiled. A stage that finds a source classified in the
+    /// store but its image gone (a store copied from another machine, a cleared cache) calls
+    /// this before loading images.
+    pub fn fill(&self, compiler: &Compiler, options: &Options, target: &str, sources: &[&str], threads: usize) -> Result<usize, CompileError> {
+        let mut missing: Vec<&str> = sources.iter().copied().filter(|s| !self.image_path(&source_key(s, target)).is_file()).collect();
+        missing.sort_unstable();
+        missing.dedup();
+        let next = AtomicUsize::new(0);
+        let failure: Mutex<Option<CompileError>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..threads.clamp(1, missing.len().max(1)) {
+                scope.spawn(|| {
+                    while let Some(source) = missing.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let done = compiler
+                            .compile(source, crate::PROGRAM_NAME, options)
+                            .map_err(CompileError::from)
+                            .and_then(|out| self.put(&source_key(source, target), &CacheEntry { image: out.image, log: out.log }));
+                        if let Err(e) = done {
+                            failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(e);
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        match failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
+            Some(e) => Err(e),
+            None => Ok(missing.len()),
+        }
     }
 
     pub fn put(&self, key: &str, entry: &CacheEntry) -> Result<(), CompileError> {

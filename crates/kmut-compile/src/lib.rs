@@ -15,6 +15,10 @@ pub use classify::{classify, Class, Outcome};
 pub use scope::Scopes;
 pub use stage::{CompileStage, Reporter, SubstrateSummary, Target};
 
+/// The file name NVRTC sees for every source: the same everywhere, so it cannot make two
+/// images differ (and cached images stay valid for every stage).
+pub const PROGRAM_NAME: &str = "kernel.cu";
+
 /// The SHA-256 of `bytes` as 64 hex digits.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};

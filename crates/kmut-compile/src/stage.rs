@@ -65,7 +65,7 @@ pub struct CompileStage<'a> {
 impl CompileStage<'_> {
     pub fn new(compiler: &Compiler, cache: Option<ImageCache>, threads: usize, options: Options) -> Result<CompileStage<'_>, CompileError> {
         let target = Target { nvrtc: compiler.version()?, options };
-        Ok(CompileStage { compiler, cache, threads: threads.max(1), target, program_name: "kernel.cu", batch: 64 })
+        Ok(CompileStage { compiler, cache, threads: threads.max(1), target, program_name: crate::PROGRAM_NAME, batch: 64 })
     }
 
     /// Compile one source through the cache.

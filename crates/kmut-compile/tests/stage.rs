@@ -251,3 +251,19 @@ fn a_mutant_is_compiled_with_only_the_kernels_its_fault_reaches() {
     let names: Vec<String> = kmut_nvrtc::inspect_cubin(&image).unwrap().into_iter().map(|k| k.name).collect();
     assert_eq!(names, ["l1"]);
 }
+
+#[test]
+fn fill_compiles_only_the_images_the_cache_lacks_and_they_match_the_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = ImageCache::new(dir.path().join("cache"));
+    let nvrtc = compiler();
+    let options = Options::default();
+    let target = store_target();
+    let other = SOURCE.replace("+ 1.0f", "- 1.0f");
+    let sources = [SOURCE, other.as_str(), SOURCE];
+    assert_eq!(cache.fill(&nvrtc, &options, &target, &sources, 2).unwrap(), 2, "the repeated source counts once per missing image");
+    assert_eq!(cache.fill(&nvrtc, &options, &target, &sources, 2).unwrap(), 0, "a warm cache compiles nothing");
+    // The image the stage would compile for the same source under the same target.
+    let direct = nvrtc.compile(SOURCE, kmut_compile::PROGRAM_NAME, &options).unwrap().image.unwrap();
+    assert_eq!(std::fs::read(cache.image_path(&kmut_compile::source_key(SOURCE, &target))).unwrap(), direct);
+}

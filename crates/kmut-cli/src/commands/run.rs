@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use kmut_compile::{source_key, ImageCache, Scopes};
+use kmut_compile::{source_key, Scopes};
 use kmut_exec::engine::Progress;
 use kmut_exec::{stratified_order, Candidate, Engine, EngineConfig, Reporter, RunSummary, SubstratePlan};
 use kmut_model::{MutantKind, Protocol};
@@ -123,113 +123,76 @@ fn plan(compiled: &Compiled, protocol: &Protocol, all_suites: bool, seed: u64, s
     let cache = compiled.cache.as_ref().context("a run needs the image cache")?;
     let mut plans = Vec::new();
     let mut originals = Vec::new();
+    // The source each candidate's image is compiled from (none for launch mutants).
+    let mut candidate_sources: Vec<Vec<Option<String>>> = Vec::new();
     for (desc, mutants) in &compiled.substrates {
         let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
         let all = scopes.all();
         let original_source = scopes.original_source(&desc.cuda, &all);
-        let original_image = cache.image_path(&source_key(&original_source, &compiled.target));
-        originals.push(original_source.clone());
         let original_hash = compiled
             .store
             .original(&desc.name, &compiled.target, &Scopes::key(&all))?
             .and_then(|r| r.image_hash)
             .with_context(|| format!("{} has no compiled original in the store", desc.name))?;
-        let names: Vec<&str> = desc.kernels.iter().map(String::as_str).collect();
-        let symbols: BTreeMap<String, String> =
-            compiled.compiler.compile_kernels(&original_source, "kernel.cu", &compiled.options, &names)?.symbols.into_iter().collect();
         let classes = compiled.store.classes(&desc.name, &compiled.target)?;
         let records = compiled.store.compilations(&desc.name, &compiled.target)?;
         let mut candidates = Vec::new();
-        for m in mutants {
-            if classes.get(&m.id).is_none_or(|c| c.class != "live") {
-                continue;
-            }
-            let candidate = match &m.mutation {
-                MutantKind::Launch { transform } => Candidate {
-                    id: m.id.clone(),
-                    family: m.family,
-                    image: None,
-                    image_id: format!("launch:{original_hash}"),
-                    scope: all.clone(),
-                    transform: Some(transform.clone()),
-                },
+        let mut sources = Vec::new();
+        for m in mutants.iter().filter(|m| classes.get(&m.id).is_some_and(|c| c.class == "live")) {
+            let (candidate, source) = match &m.mutation {
+                MutantKind::Launch { transform } => {
+                    let image_id = format!("launch:{original_hash}");
+                    (Candidate { id: m.id.clone(), family: m.family, image: None, image_id, scope: all.clone(), transform: Some(transform.clone()) }, None)
+                }
                 MutantKind::Source { .. } => {
                     let (scope, source) = scopes.mutant_source(&desc.cuda, m).expect("a source mutant");
                     let image = cache.image_path(&source_key(&source, &compiled.target));
                     let image_id = records.get(&m.id).and_then(|r| r.image_hash.clone()).unwrap_or_default();
-                    Candidate { id: m.id.clone(), family: m.family, image: Some(image), image_id, scope, transform: None }
+                    (Candidate { id: m.id.clone(), family: m.family, image: Some(image), image_id, scope, transform: None }, Some(source))
                 }
             };
             candidates.push(candidate);
+            sources.push(source);
         }
         plans.push(SubstratePlan {
             name: desc.name.clone(),
             level: desc.level,
             path: desc.path.clone(),
-            original_image,
-            symbols,
+            original_image: cache.image_path(&source_key(&original_source, &compiled.target)),
+            symbols: BTreeMap::new(),
             columns: protocol.columns(desc, all_suites),
             candidates,
         });
+        originals.push(original_source);
+        candidate_sources.push(sources);
     }
     let order = order(&plans, seed, sample);
-    // The originals' and the chosen mutants' images, compiled where the cache lacks them.
-    let mut sources = originals;
-    for &(s, c) in &order {
-        let (desc, mutants) = &compiled.substrates[s];
-        let id = &plans[s].candidates[c].id;
-        if let Some(m) = mutants.iter().find(|m| &m.id == id) {
-            let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
-            if let Some((_, source)) = scopes.mutant_source(&desc.cuda, m) {
-                sources.push(source);
-            }
-        }
+    // The originals' and the chosen mutants' images, compiled where the cache lacks them (a
+    // store copied from another machine, a cleared cache).
+    let mut wanted: Vec<&str> = originals.iter().map(String::as_str).collect();
+    wanted.extend(order.iter().filter_map(|&(s, c)| candidate_sources[s][c].as_deref()));
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let compiled_now = cache.fill(&compiled.compiler, &compiled.options, &compiled.target, &wanted, threads)?;
+    if compiled_now > 0 {
+        eprintln!("run: compiled {compiled_now} images missing from the cache `{}`", cache.dir().display());
     }
-    fill_cache(compiled, cache, &sources)?;
-    for p in &plans {
-        anyhow::ensure!(p.original_image.is_file(), "the original image of {} is missing from the cache", p.name);
-    }
-    for &(s, c) in &order {
-        if let Some(image) = &plans[s].candidates[c].image {
-            anyhow::ensure!(image.is_file(), "the image of mutant {} of {} is missing from the cache", plans[s].candidates[c].id, plans[s].name);
-        }
+    for ((p, original_source), (desc, _)) in plans.iter_mut().zip(&originals).zip(&compiled.substrates) {
+        p.symbols = symbols(compiled, &p.original_image, original_source, &desc.kernels).with_context(|| format!("the kernels of {}", p.name))?;
     }
     Ok((plans, order))
 }
 
-/// Compile, into the cache, every source whose image is missing there: the store may say a
-/// mutant is compiled (a store copied from another machine, a cleared cache) while its image is
-/// gone. Only sources that compiled before are expected to compile now.
-fn fill_cache(compiled: &Compiled, cache: &ImageCache, sources: &[String]) -> anyhow::Result<usize> {
-    let missing: Vec<&String> = sources.iter().filter(|s| !cache.image_path(&source_key(s, &compiled.target)).is_file()).collect();
-    if missing.is_empty() {
-        return Ok(0);
+/// Each kernel's symbol in the original image: its own name for `extern "C"` kernels, read
+/// from the image; only a source with C++-linkage kernels is compiled again (with NVRTC name
+/// expressions) to learn their mangled names.
+fn symbols(compiled: &Compiled, image: &Path, source: &str, kernels: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    let bytes = std::fs::read(image).with_context(|| format!("could not read `{}`", image.display()))?;
+    let present: Vec<String> = kmut_nvrtc::inspect_cubin(&bytes)?.into_iter().map(|k| k.name).collect();
+    if kernels.iter().all(|k| present.contains(k)) {
+        return Ok(kernels.iter().map(|k| (k.clone(), k.clone())).collect());
     }
-    eprintln!("run: compiling {} images missing from the cache `{}`", missing.len(), cache.dir().display());
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(missing.len());
-    let (nvrtc, options, target) = (&compiled.compiler, &compiled.options, compiled.target.as_str());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                while let Some(source) = missing.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
-                    let result = nvrtc
-                        .compile(source, "kernel.cu", options)
-                        .map_err(anyhow::Error::from)
-                        .and_then(|out| Ok(cache.put(&source_key(source, target), &kmut_compile::CacheEntry { image: out.image, log: out.log })?));
-                    if let Err(e) = result {
-                        failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(e);
-                        break;
-                    }
-                }
-            });
-        }
-    });
-    match failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
-        Some(e) => Err(e),
-        None => Ok(missing.len()),
-    }
+    let names: Vec<&str> = kernels.iter().map(String::as_str).collect();
+    Ok(compiled.compiler.compile_kernels(source, kmut_compile::PROGRAM_NAME, &compiled.options, &names)?.symbols.into_iter().collect())
 }
 
 /// `(substrate, candidate)` positions in the stratified order, cut to `sample`.
