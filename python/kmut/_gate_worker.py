@@ -12,13 +12,14 @@ unrefereeable (fp64 only: the fp32 reference misses its own fp64 evaluation on T
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
 import traceback
 from pathlib import Path
 from typing import Any
+
+from . import jsonlines
 
 CHECKS = ("import", "contract", "compile", "descriptor", "small_time", "suites", "nan_fill", "determinism", "fp64")
 GPU_CHECKS = ("suites", "nan_fill", "determinism", "fp64")
@@ -31,7 +32,7 @@ class Reporter:
 
     def emit(self, check: str, status: str, detail: str = "", **data: Any) -> None:
         self.done.append(check)
-        print(json.dumps({"check": check, "status": status, "detail": detail, "data": data}), flush=True)
+        print(jsonlines.line({"check": check, "status": status, "detail": detail, "data": data}), flush=True)
 
     def skip_rest(self, reason: str) -> None:
         for c in CHECKS:
@@ -59,10 +60,7 @@ def bitwise_equal(a: Any, b: Any, torch: Any) -> bool:
 
 def allocated_buffers(steps: list[Any], inputs: list[Any], K: Any, torch: Any) -> list[Any]:
     """Tensor arguments `launch` allocated: neither inputs, nor weights, nor K.zeros buffers."""
-    owned = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
-    for w in K.weight_sets:
-        owned.update(t.untyped_storage().data_ptr() for t in w.tensors())
-    owned.update(K.zero_init)
+    owned = K.owned_storages(inputs, torch) | K.zero_init
     seen: set[int] = set()
     out = []
     for s in steps:

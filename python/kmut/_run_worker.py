@@ -37,6 +37,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from . import jsonlines
+
 # Elements of canary before and after every buffer `launch` allocates: an index one row off
 # lands in them, not in a neighbouring allocation.
 CANARY_ELEMENTS = 16384
@@ -45,19 +47,8 @@ CANARY_ELEMENTS = 16384
 CANARY_BYTE = 0xA5
 
 
-def _plain(value: Any) -> Any:
-    """JSON has no infinity or NaN: send them as the strings "inf", "-inf", "nan"."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
 def emit(event: str, **data: Any) -> None:
-    print(json.dumps(_plain({"event": event, **data}), allow_nan=False), flush=True)
+    print(jsonlines.line({"event": event, **data}), flush=True)
 
 
 def progress(msg: str) -> None:
@@ -366,10 +357,7 @@ class Worker:
             finally:
                 K.cdiv = saved_cdiv  # type: ignore[method-assign]
             steps = apply_transform(steps, transform)
-            owned = {t.untyped_storage().data_ptr() for t in col["inputs"] if isinstance(t, torch.Tensor)}
-            for w in K.weight_sets:
-                owned.update(t.untyped_storage().data_ptr() for t in w.tensors())
-            steps, out, guards = guard_buffers(steps, out, owned, torch)
+            steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch)
             if announce:
                 emit("begin", eval=req["eval"])
             stream = torch.cuda.current_stream()

@@ -181,6 +181,14 @@ class Contract:
         self.weight_sets.append(w)
         return w
 
+    def owned_storages(self, inputs: Sequence[Any], torch: Any) -> set[int]:
+        """Storage addresses of the inputs and of every built weight: the buffers a `launch`
+        did not allocate, which the gate's NaN fill and the run's canaries leave alone."""
+        owned = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
+        for w in self.weight_sets:
+            owned.update(t.untyped_storage().data_ptr() for t in w.tensors())
+        return owned
+
     def zeros(self, *size: Any, like: Any, dtype: Any = None) -> Any:
         """A buffer the kernel relies on being zero (an accumulation target).
 

@@ -99,3 +99,16 @@ def test_checksum_sees_a_swap_and_a_change():
     c = a.clone()
     c[-1] += 1
     assert checksum([a], torch) != checksum([c], torch)
+
+
+def test_protocol_lines_carry_non_finite_numbers_as_strings(capsys):
+    import json
+
+    from kmut import jsonlines
+    from kmut._gate_worker import Reporter
+
+    assert json.loads(jsonlines.line({"tau": math.inf, "x": [-math.inf, math.nan, 1.5]})) == {"tau": "inf", "x": ["-inf", "nan", 1.5]}
+    # The gate's worker used to print Infinity (not JSON) for a NaN-producing candidate, and the
+    # orchestrator then lost the check instead of failing it.
+    Reporter().emit("suites", "fail", "NaN in the output", suites=[{"max_tau": math.inf}])
+    assert json.loads(capsys.readouterr().out)["data"]["suites"][0]["max_tau"] == "inf"
