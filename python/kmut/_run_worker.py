@@ -1,7 +1,9 @@
-"""The execution engine's worker: evaluations of mutants on one GPU, in their own process.
+"""The execution engine's worker: evaluations of mutants on one GPU (or, with `--backend cpu`,
+on kmut's CPU backend), in their own process.
 
-`kmut run` (Rust) starts several workers per GPU. Each owns one CUDA context and speaks JSON
-lines: requests on stdin, events on stdout (progress and tracebacks go to stderr).
+`kmut run` (Rust) starts several workers per GPU, or one per core on the CPU backend. Each owns
+one CUDA context (or a core) and speaks JSON lines: requests on stdin, events on stdout
+(progress and tracebacks go to stderr).
 
 Requests:
   {"op": "column", "substrate": {...}, "suite": S, "seed": N}
@@ -9,7 +11,10 @@ Requests:
       (from the scratch cache when another worker drew them already), compute the reference and
       run the original image. Answers {"event": "column", ...} with the original's tau*, its
       kernel time and the preparation time, or {"event": "error", "detail": ...}.
-  {"op": "eval", "eval": N, "mutant": ID, "image": PATH|null, "scope": [...], "transform": {...}|null}
+  {"op": "eval", "eval": N, "mutant": ID, "image": PATH|null, "scope": [...], "transform": {...}|null,
+   "variant": NAME|null, "orders": [...]}
+      (`variant` and `orders` on the CPU backend only: the mutant's variant in the `image`
+      library, and the thread orders to run it in; the result then has "orders": [[order, tau*]].)
       Run one mutant on the current column. Answers {"event": "begin", "eval": N} just before
       the first launch (the orchestrator's watchdog starts there) and then
       {"event": "result", "eval": N, ...}: the continuous verdict (tau*, max abs and rel error,
@@ -19,15 +24,19 @@ Requests:
 Faults never spread: a CUDA error the context survives is answered as a crash result; one it
 does not survive (a sticky error such as an illegal address) is answered as a crash result with
 "fatal": true, and the worker exits, so a fresh one takes over. After any fault the cached
-inputs and reference are verified against their checksums and restored when damaged.
+inputs and reference are verified against their checksums and restored when damaged. On the CPU
+backend an access past a buffer's canaries hits an inaccessible page and the process dies of
+SIGSEGV, which the orchestrator records as a `memory_fault`.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import ctypes
 import json
 import math
+import mmap
 import os
 import struct
 import sys
@@ -42,9 +51,15 @@ from . import jsonlines
 # Elements of canary before and after every buffer `launch` allocates: an index one row off
 # lands in them, not in a neighbouring allocation.
 CANARY_ELEMENTS = 16384
-# Bit patterns written into canaries: a quiet NaN with a payload no kernel computes, and the
-# same byte for integer buffers.
+# The byte written into canaries on a GPU: 0xA5A5A5A5 is a tiny negative float (-2.9e-16), close
+# to the zeros an official run most often reads past a buffer, so an out-of-bounds read does not
+# kill a mutant the official harness would pass; the canary check still sees the writes.
 CANARY_BYTE = 0xA5
+# On the CPU backend canaries are NaN (0xFF.. is a NaN in every float format, -1 in integers):
+# an out-of-bounds read poisons the output, and past the canaries an inaccessible page turns
+# the access into a memory fault.
+CPU_CANARY_BYTE = 0xFF
+PAGE = mmap.PAGESIZE
 
 
 def emit(event: str, **data: Any) -> None:
@@ -117,8 +132,54 @@ def checksum(tensors: list[Any], torch: Any) -> str:
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
-def canary_pattern(n_bytes: int, device: Any, torch: Any) -> Any:
-    return torch.full((n_bytes,), CANARY_BYTE, dtype=torch.uint8, device=device)
+def canary_pattern(n_bytes: int, device: Any, torch: Any, byte: int = CANARY_BYTE) -> Any:
+    return torch.full((n_bytes,), byte, dtype=torch.uint8, device=device)
+
+
+_PROT_NONE = 0
+
+
+def _mprotect(address: int, length: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    if libc.mprotect(address, length, _PROT_NONE) != 0:
+        raise OSError(ctypes.get_errno(), f"mprotect of a guard page failed: {os.strerror(ctypes.get_errno())}")
+
+
+def guarded_cpu_bytes(n_bytes: int, fill: int, torch: Any) -> Any:
+    """`n_bytes` of CPU memory (a uint8 tensor filled with `fill`) between two inaccessible
+    pages: the tensor starts 64-byte aligned and ends at most 63 bytes below the upper page, so
+    an access past either end faults (SIGSEGV) instead of reading or corrupting a neighbour.
+    The mapping lives as long as the tensor (and its views)."""
+    size = -(-max(n_bytes, 1) // 64) * 64
+    span = -(-size // PAGE) * PAGE
+    region = mmap.mmap(-1, span + 2 * PAGE)
+    whole = torch.frombuffer(region, dtype=torch.uint8)
+    base = whole.data_ptr()
+    _mprotect(base, PAGE)
+    _mprotect(base + PAGE + span, PAGE)
+    usable = whole[PAGE : PAGE + span]
+    usable.fill_(fill)
+    start = span - size
+    return usable[start : start + n_bytes]
+
+
+def allocate(n_bytes: int, device: Any, fill: int, torch: Any) -> Any:
+    """A uint8 buffer filled with `fill`: guarded by inaccessible pages on the CPU, plain on a GPU."""
+    if device.type == "cpu":
+        return guarded_cpu_bytes(n_bytes, fill, torch)
+    return torch.full((n_bytes,), fill, dtype=torch.uint8, device=device)
+
+
+def guarded_copy(t: Any, torch: Any) -> Any:
+    """A CPU input moved between NaN canaries and guard pages (a copy: the master stays clean)."""
+    if not isinstance(t, torch.Tensor) or t.device.type != "cpu" or not t.is_contiguous():
+        return t.clone() if isinstance(t, torch.Tensor) else t
+    body = t.numel() * t.element_size()
+    pad = CANARY_ELEMENTS * t.element_size()
+    whole = guarded_cpu_bytes(body + 2 * pad, CPU_CANARY_BYTE, torch)
+    whole[pad : pad + body].copy_(t.reshape(-1).view(torch.uint8))
+    return whole[pad : pad + body].view(t.dtype).view(t.shape)
 
 
 @dataclass
@@ -129,15 +190,17 @@ class Guarded:
     whole: Any  # uint8 view of the whole allocation
     body_bytes: int
     pad_bytes: int
+    byte: int = CANARY_BYTE
 
     def intact(self, torch: Any) -> bool:
-        pattern = canary_pattern(self.pad_bytes, self.whole.device, torch)
+        pattern = canary_pattern(self.pad_bytes, self.whole.device, torch, self.byte)
         head = self.whole[: self.pad_bytes]
         tail = self.whole[self.pad_bytes + self.body_bytes :]
         return bool(torch.equal(head, pattern)) and bool(torch.equal(tail, pattern))
 
 
-def guard_buffers(steps: list[Any], out: Any, owned: set[int], torch: Any) -> tuple[list[Any], Any, list[Guarded]]:
+def guard_buffers(steps: list[Any], out: Any, owned: set[int], torch: Any,
+                  byte: int = CANARY_BYTE) -> tuple[list[Any], Any, list[Guarded]]:
     """Move every buffer the steps use that `launch` allocated (not an input, weight or other
     owned storage) into an allocation with canaries before and after it. Returns the rewritten
     steps and output, and the guards to check after the run.
@@ -155,13 +218,11 @@ def guard_buffers(steps: list[Any], out: Any, owned: set[int], torch: Any) -> tu
         if ptr not in moved:
             body = storage.nbytes()
             pad = CANARY_ELEMENTS * t.element_size()
-            whole = torch.empty(body + 2 * pad, dtype=torch.uint8, device=t.device)
-            whole[:pad] = CANARY_BYTE
-            whole[pad + body :] = CANARY_BYTE
+            whole = allocate(body + 2 * pad, t.device, byte, torch)
             old = torch.empty(0, dtype=torch.uint8, device=t.device).set_(storage, 0, (body,))
             whole[pad : pad + body].copy_(old)
             body_view = whole[pad : pad + body]
-            moved[ptr] = (body_view, Guarded(ptr, whole, body, pad))
+            moved[ptr] = (body_view, Guarded(ptr, whole, body, pad, byte))
         body_view, _ = moved[ptr]
         typed = body_view.view(t.dtype)
         # as_strided counts its offset from the start of the whole allocation, canary included.
@@ -216,13 +277,38 @@ class Sticky(Exception):
     """The context did not survive a fault."""
 
 
+def cpu_model() -> str:
+    """The processor's model name (Linux), for the backend label of CPU evaluations."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine() or "unknown"
+
+
 class Worker:
+    """One worker's state: its device, the substrates it loaded and the current column.
+
+    On the CPU backend (`device_index` < 0) kernels run through `kmut.cpu_backend` from the
+    shared libraries `kmut run` built; inputs and launch-allocated buffers sit between NaN
+    canaries and inaccessible pages, and a mutant may run in several thread orders.
+    """
+
     def __init__(self, device_index: int, scratch: Path | None, scratch_bytes: int):
         import torch
 
         self.torch = torch
         self.device = torch.device("cuda", device_index) if device_index >= 0 else torch.device("cpu")
-        if self.device.type == "cuda":
+        self.cpu = self.device.type == "cpu"
+        self.canary_byte = CPU_CANARY_BYTE if self.cpu else CANARY_BYTE
+        if self.cpu:
+            # Workers run side by side, one per core: torch's own threads would oversubscribe.
+            torch.set_num_threads(1)
+        else:
             torch.cuda.set_device(self.device)
             torch.cuda.init()
         self.scratch = scratch
@@ -240,10 +326,15 @@ class Worker:
             from .validate import kernel_names
 
             fields, K, _ = loader.load(Path(spec["path"]), self.torch)
-            image = Path(spec["original_image"]).read_bytes()
+            if self.cpu:
+                from .cpu_backend import CpuLauncher
+
+                original: Any = CpuLauncher(spec["original_image"], spec["original_variant"])
+            else:
+                original = Launcher(Path(spec["original_image"]).read_bytes(), self.device.index, spec.get("symbols"))
             self.substrates[name] = {
                 "fields": fields, "K": K, "names": kernel_names(fields), "symbols": spec.get("symbols") or {},
-                "original": Launcher(image, self.device.index, spec.get("symbols")), "path": spec["path"],
+                "original": original, "path": spec["path"],
             }
         return self.substrates[name]
 
@@ -292,7 +383,7 @@ class Worker:
             torch.cuda.empty_cache()
         sizes = K.sizes_for(fields["dims"], suite)
         cpu = self.draw(sub, suite, req["seed"], sizes)
-        inputs = [t.to(self.device) if isinstance(t, torch.Tensor) else t for t in cpu]
+        inputs = self.place(cpu)
         with torch.no_grad():
             ref = fields["ref"](inputs, torch)
         self.column = {"sub": sub, "suite": suite, "seed": req["seed"], "sizes": sizes, "cpu": cpu,
@@ -304,6 +395,14 @@ class Worker:
         emit("column", suite=suite.name, seed=req["seed"], sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
              kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start)
 
+    def place(self, cpu: list[Any]) -> list[Any]:
+        """The working copy of a column's inputs: on the GPU, or on the CPU between guards (a
+        copy either way, so a mutant that writes into its inputs leaves the master intact)."""
+        torch = self.torch
+        if self.cpu:
+            return [guarded_copy(t, torch) for t in cpu]
+        return [t.to(self.device) if isinstance(t, torch.Tensor) else t for t in cpu]
+
     def restore_if_damaged(self) -> bool:
         """After a fault: verify the inputs and reference; rebuild them from the CPU copy if a
         mutant wrote into them. Returns whether they had to be restored."""
@@ -312,7 +411,7 @@ class Worker:
         if checksum([*col["inputs"], col["ref"]], torch) == col["sum"]:
             return False
         progress("inputs or reference damaged by a mutant; restoring them")
-        col["inputs"] = [t.to(self.device) if isinstance(t, torch.Tensor) else t for t in col["cpu"]]
+        col["inputs"] = self.place(col["cpu"])
         with torch.no_grad():
             col["ref"] = col["sub"]["fields"]["ref"](col["inputs"], torch)
         if checksum([*col["inputs"], col["ref"]], torch) != col["sum"]:
@@ -329,53 +428,44 @@ class Worker:
         sub = self.column["sub"]
         chosen = {n: sub["original"] for n in sub["names"]}
         if req.get("image"):
-            mutant = Launcher(Path(req["image"]).read_bytes(), self.device.index, sub["symbols"])
+            if self.cpu:
+                from .cpu_backend import CpuLauncher
+
+                mutant: Any = CpuLauncher(req["image"], req["variant"])
+            else:
+                mutant = Launcher(Path(req["image"]).read_bytes(), self.device.index, sub["symbols"])
             for n in req.get("scope") or sub["names"]:
                 chosen[n] = mutant
         return chosen
 
     def evaluate(self, req: dict[str, Any], announce: bool = True) -> dict[str, Any]:
+        """One mutant on the current column: once, or on the CPU once per requested thread
+        order, the worst order deciding (a kill in any order is a kill)."""
         from .exceptions import CudaError
-        from .validate import parse_descriptor
 
-        torch, col = self.torch, self.column
+        col = self.column
         if col is None:
             raise RuntimeError("eval before a column was prepared")
-        sub = col["sub"]
-        fields, K = sub["fields"], sub["K"]
-        transform = req.get("transform")
+        K = col["sub"]["K"]
         wall = time.perf_counter()
         result: dict[str, Any] = {"eval": req["eval"], "mutant": req.get("mutant")}
         saved_cdiv = K.cdiv
+        orders = (req.get("orders") or [0]) if self.cpu else [0]
         try:
             by_kernel = self.launchers(req)
-            if transform and transform.get("transform") == "cdiv_floor":
-                K.cdiv = FlooringCdiv(transform["call"])  # type: ignore[method-assign]
-            K.zero_init.clear()
-            try:
-                steps, out = parse_descriptor(fields["launch"](col["inputs"], torch), fields["level"], sub["names"], sub["path"], torch)
-            finally:
-                K.cdiv = saved_cdiv  # type: ignore[method-assign]
-            steps = apply_transform(steps, transform)
-            steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch)
-            if announce:
-                emit("begin", eval=req["eval"])
-            stream = torch.cuda.current_stream()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            for s in steps:
-                launcher = by_kernel[s.kernel]
-                args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
-                launcher.module.launch(launcher.symbol(s.kernel), s.grid, s.block, args, stream.cuda_stream)
-            end.record()
-            sub["original"].module.synchronize(stream.cuda_stream)
-            result["kernel_ms"] = start.elapsed_time(end)
-            result.update(compare(col["ref"], out, torch))
-            result["canary"] = not all(g.intact(torch) for g in guards)
+            runs = []
+            for i, order in enumerate(orders):
+                runs.append(self.run_once(req, by_kernel, order, announce=announce and i == 0))
+            worst = max(runs, key=lambda r: (not r["shape_ok"], r["tau"] if not math.isnan(r["tau"]) else math.inf))
+            result.update(worst)
+            result["canary"] = any(r["canary"] for r in runs)
+            result["kernel_ms"] = sum(r["kernel_ms"] for r in runs) / len(runs)
+            if len(orders) > 1:
+                result["orders"] = [[o, r["tau"] if r["shape_ok"] else math.inf] for o, r in zip(orders, runs)]
             # Verify the inputs whenever the mutant behaved differently from the original: a
             # stray write into an input shows there first.
             differs = result["canary"] or not result["shape_ok"] or result["tau"] > col.get("original_tau", 0.0)
-            del steps, out, guards, by_kernel
+            del by_kernel, runs
             result["inputs_restored"] = self.restore_if_damaged() if differs and req["eval"] >= 0 else False
         except CudaError as e:
             result.update(crash=e.name or "CUDA_ERROR", detail=str(e))
@@ -392,8 +482,57 @@ class Worker:
         result["wall_ms"] = (time.perf_counter() - wall) * 1e3
         return result
 
+    def run_once(self, req: dict[str, Any], by_kernel: dict[str, Any], order: int, announce: bool) -> dict[str, Any]:
+        """Build the launch descriptor (with the mutant's host-side change), guard its buffers,
+        launch every step and compare with the reference. Errors propagate to `evaluate`."""
+        from .validate import parse_descriptor
+
+        torch, col = self.torch, self.column
+        sub = col["sub"]
+        fields, K = sub["fields"], sub["K"]
+        transform = req.get("transform")
+        saved_cdiv = K.cdiv
+        if transform and transform.get("transform") == "cdiv_floor":
+            K.cdiv = FlooringCdiv(transform["call"])  # type: ignore[method-assign]
+        K.zero_init.clear()
+        try:
+            steps, out = parse_descriptor(fields["launch"](col["inputs"], torch), fields["level"], sub["names"], sub["path"], torch)
+        finally:
+            K.cdiv = saved_cdiv  # type: ignore[method-assign]
+        steps = apply_transform(steps, transform)
+        steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch, self.canary_byte)
+        if announce:
+            emit("begin", eval=req["eval"])
+        kernel_ms = self.execute(steps, by_kernel, order)
+        run = compare(col["ref"], out, torch)
+        run["kernel_ms"] = kernel_ms
+        run["canary"] = not all(g.intact(torch) for g in guards)
+        return run
+
+    def execute(self, steps: list[Any], by_kernel: dict[str, Any], order: int) -> float:
+        """Launch every step; the kernel time in ms (CUDA events on a GPU, the wall clock of
+        the launches on the CPU, where they run on this thread)."""
+        torch = self.torch
+        if self.cpu:
+            start = time.perf_counter()
+            for s in steps:
+                by_kernel[s.kernel].run([s], torch, order)
+            return (time.perf_counter() - start) * 1e3
+        stream = torch.cuda.current_stream()
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
+        for s in steps:
+            launcher = by_kernel[s.kernel]
+            args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
+            launcher.module.launch(launcher.symbol(s.kernel), s.grid, s.block, args, stream.cuda_stream)
+        end.record()
+        self.column["sub"]["original"].module.synchronize(stream.cuda_stream)
+        return begin.elapsed_time(end)
+
     def context_alive(self) -> bool:
         torch = self.torch
+        if self.cpu:
+            return True  # no context to lose; a memory fault ends the process instead
         try:
             torch.cuda.synchronize(self.device)
             probe = torch.ones(16, device=self.device).sum().item()
@@ -434,18 +573,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kmut._run_worker", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", type=int, default=0, help="CUDA device index")
+    parser.add_argument("--backend", choices=("cuda", "cpu"), default="cuda",
+                        help="cpu: kmut's CPU backend (libraries built by `kmut run --backend cpu`)")
     parser.add_argument("--scratch", type=Path, default=None, help="folder shared by workers for drawn inputs")
     parser.add_argument("--scratch-gb", type=float, default=32.0, help="most input bytes to keep in --scratch")
     args = parser.parse_args(argv)
     if args.scratch is not None:
         args.scratch.mkdir(parents=True, exist_ok=True)
     try:
-        worker = Worker(args.device, args.scratch, int(args.scratch_gb * 2**30))
+        worker = Worker(-1 if args.backend == "cpu" else args.device, args.scratch, int(args.scratch_gb * 2**30))
     except Exception as e:  # noqa: BLE001 - no GPU, no torch: say so on the protocol
         emit("error", detail=f"the worker could not start: {type(e).__name__}: {e}", fatal=True)
         return 2
-    emit("ready", pid=os.getpid(), device=str(worker.device),
-         name=worker.torch.cuda.get_device_name(worker.device) if worker.device.type == "cuda" else "cpu")
+    name = cpu_model() if worker.cpu else worker.torch.cuda.get_device_name(worker.device)
+    emit("ready", pid=os.getpid(), device=str(worker.device), name=name, backend=f"{'cpu' if worker.cpu else 'cuda'}:{name}")
     return serve(worker, sys.stdin)
 
 

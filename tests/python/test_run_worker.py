@@ -1,18 +1,26 @@
 """The run worker's tensor logic on CPU tensors: the continuous verdict, canaries, launch
-transforms, checksums. (Its CUDA paths run in test_run_gpu.py.)"""
+transforms, checksums, the CPU backend's guard pages. (Its CUDA paths run in test_run_gpu.py;
+its CPU backend end to end in test_cpu_pipeline.py.)"""
 
 from __future__ import annotations
 
 import math
+import signal
+import subprocess
+import sys
+import textwrap
 
 import torch
 from kmut._run_worker import (
     CANARY_ELEMENTS,
+    CPU_CANARY_BYTE,
     FlooringCdiv,
     apply_transform,
     checksum,
     compare,
     guard_buffers,
+    guarded_copy,
+    guarded_cpu_bytes,
 )
 from kmut.validate import Step
 
@@ -112,3 +120,46 @@ def test_protocol_lines_carry_non_finite_numbers_as_strings(capsys):
     # orchestrator then lost the check instead of failing it.
     Reporter().emit("suites", "fail", "NaN in the output", suites=[{"max_tau": math.inf}])
     assert json.loads(capsys.readouterr().out)["data"]["suites"][0]["max_tau"] == "inf"
+
+
+def test_cpu_guarded_bytes_sit_between_inaccessible_pages():
+    # In a child process: touching the page above the buffer must kill it with SIGSEGV, which
+    # the orchestrator records as a memory fault; touching the buffer itself must not.
+    code = textwrap.dedent("""
+        import ctypes, sys, torch
+        from kmut._run_worker import guarded_cpu_bytes
+        b = guarded_cpu_bytes(1000, 0xFF, torch)
+        assert b.numel() == 1000 and b.data_ptr() % 64 == 0 and bool((b == 0xFF).all())
+        b[-1] = 7
+        print("inside ok", flush=True)
+        ctypes.memset(b.data_ptr() + 1000 + 64, 0, 1)   # past the <64-byte slack: the guard page
+        print("outside ok", flush=True)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "inside ok" in r.stdout, r.stderr
+    assert "outside ok" not in r.stdout
+    assert r.returncode == -signal.SIGSEGV, (r.returncode, r.stderr)
+
+
+def test_cpu_inputs_are_copied_between_nan_canaries():
+    x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    g = guarded_copy(x, torch)
+    assert torch.equal(g, x) and g.data_ptr() != x.data_ptr()
+    g[0, 0] = 99.0
+    assert x[0, 0] == 0.0, "the master copy stays clean"
+    # The elements just past either end read as NaN: an out-of-bounds read poisons the output.
+    flat = torch.empty(0, dtype=torch.float32).set_(g.untyped_storage(), g.storage_offset() - 2, (16,))
+    assert torch.isnan(flat[:2]).all() and torch.isnan(flat[14:]).all()
+    assert torch.equal(flat[2:14], g.reshape(-1))
+
+
+def test_cpu_canaries_are_nan_and_catch_a_write_past_the_end():
+    out = torch.empty(10)
+    step = Step("k", (1, 1, 1), (32, 1, 1), [out], [])
+    steps, new_out, guards = guard_buffers([step], out, set(), torch, CPU_CANARY_BYTE)
+    whole = guards[0].whole
+    assert torch.isnan(whole[: 4 * CANARY_ELEMENTS].view(torch.float32)).all()
+    assert guards[0].intact(torch)
+    past = torch.empty(0, dtype=torch.float32).set_(new_out.untyped_storage(), new_out.storage_offset(), (11,))
+    past[10] = 1.0
+    assert not guards[0].intact(torch)

@@ -144,6 +144,15 @@ pub struct RunArgs {
     /// Seed of the sampling order.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Where mutants run. `gpu`: CUDA, on the protocol's own inputs at their official sizes.
+    /// `cpu`: kmut's CPU backend (kernels translated to C++ and built with g++) on each
+    /// substrate's small suites, at the protocol's tolerance; for machines without a GPU
+    /// (docs/cpu-backend.md says what it can and cannot stand in for).
+    #[arg(long, default_value = "gpu", value_parser = ["gpu", "cpu"], value_name = "BACKEND")]
+    pub backend: String,
+    /// CPU backend: worker processes, one core each; default: every core.
+    #[arg(long, value_name = "N")]
+    pub cpu_workers: Option<usize>,
     /// GPU indices (comma-separated); default: every visible GPU.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub gpus: Vec<u32>,
@@ -196,6 +205,10 @@ pub struct ScoreArgs {
     /// `official`: the protocol's inputs; `all`: every suite counts as a trial input.
     #[arg(long, default_value = "official", value_parser = ["official", "all"], value_name = "WHICH")]
     pub suites: String,
+    /// Whose evaluations to score: `gpu`, `cpu`, or `auto` (the GPU's where the store has any,
+    /// else the CPU backend's).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "gpu", "cpu"], value_name = "BACKEND")]
+    pub backend: String,
     /// Print the whole score as JSON.
     #[arg(long)]
     pub json: bool,

@@ -494,7 +494,7 @@ impl<'a> Engine<'a> {
             let column = &plan.columns[key.col];
             let request = json!({
                 "op": "column",
-                "substrate": {"name": plan.name, "path": plan.path, "original_image": plan.original_image, "symbols": plan.symbols},
+                "substrate": {"name": plan.name, "path": plan.path, "original_image": plan.original_image, "symbols": plan.symbols, "original_variant": plan.original_variant},
                 "suite": column.suite,
                 "seed": column.seed,
             });
@@ -516,6 +516,8 @@ impl<'a> Engine<'a> {
             "image": c.image,
             "scope": c.scope,
             "transform": c.transform,
+            "variant": c.variant,
+            "orders": c.orders,
         });
         let slot = &mut self.slots[i];
         slot.state = SlotState::Evaluating { unit: key, cand, sent: Instant::now(), begun: None };
@@ -576,7 +578,10 @@ impl<'a> Engine<'a> {
             ("ready", SlotState::Starting { .. }) => {
                 self.slots[i].failed_starts = 0;
                 if self.summary.backend.is_empty() {
-                    self.summary.backend = format!("cuda:{}", v.get("name").and_then(Value::as_str).unwrap_or("?"));
+                    self.summary.backend = match v.get("backend").and_then(Value::as_str) {
+                        Some(b) => b.to_owned(),
+                        None => format!("cuda:{}", v.get("name").and_then(Value::as_str).unwrap_or("?")),
+                    };
                 }
                 self.slots[i].state = SlotState::Idle;
             }
@@ -632,8 +637,14 @@ impl<'a> Engine<'a> {
         let status = self.slots[i].process.as_mut().and_then(WorkerProcess::exit_status).unwrap_or_else(|| "ended".to_owned());
         match std::mem::replace(&mut self.slots[i].state, SlotState::Dead) {
             SlotState::Evaluating { unit, cand, sent, .. } => {
-                let e =
-                    self.failed_evaluation(unit, cand, "crash", Some("worker_died".into()), format!("the worker died during the evaluation ({status})"), sent);
+                let e = self.failed_evaluation(
+                    unit,
+                    cand,
+                    "crash",
+                    Some(death_class(&status).into()),
+                    format!("the worker died during the evaluation ({status})"),
+                    sent,
+                );
                 self.record(unit, cand, e);
             }
             SlotState::Preparing { unit, .. } => self.prep_failed(unit, &format!("the worker died while preparing it ({status})")),
@@ -662,7 +673,9 @@ impl<'a> Engine<'a> {
         for i in 0..self.slots.len() {
             match self.slots[i].state {
                 SlotState::Evaluating { unit, cand, sent, begun } => {
-                    let budget = self.eval_budget(unit);
+                    // A mutant run in several thread orders runs the pipeline once per order.
+                    let runs = self.plans[unit.sub].candidates[cand].orders.len().max(1) as u32;
+                    let budget = self.eval_budget(unit) * runs;
                     let late = match begun {
                         Some(b) => now.duration_since(b) > budget,
                         None => now.duration_since(sent) > self.config.start_timeout,
@@ -763,6 +776,7 @@ impl<'a> Engine<'a> {
             inputs_restored: flag("inputs_restored"),
             kernel_ms: number(v.get("kernel_ms")),
             wall_ms: number(v.get("wall_ms")).unwrap_or(0.0),
+            orders: v.get("orders").and_then(Value::as_array).map_or_else(Vec::new, |a| a.iter().filter_map(order_tau).collect()),
         }
     }
 
@@ -789,6 +803,7 @@ impl<'a> Engine<'a> {
             inputs_restored: false,
             kernel_ms: None,
             wall_ms: sent.elapsed().as_secs_f64() * 1e3,
+            orders: Vec::new(),
         }
     }
 
@@ -842,6 +857,26 @@ impl<'a> Engine<'a> {
         self.summary.decided = order.iter().filter(|&&(s, c)| self.decided(s, c)).count();
         self.summary.killed = order.iter().filter(|&&(s, c)| self.decided(s, c) && self.states[s][c].killed).count();
     }
+}
+
+/// The crash class of a worker that died mid-evaluation: an access to unmapped or protected
+/// memory (the CPU backend's guard pages, a wild pointer) is a `memory_fault`; anything else
+/// (the GPU driver aborting, the kernel's OOM killer) is `worker_died`.
+fn death_class(status: &str) -> &'static str {
+    const SIGBUS: &str = "killed by signal 7";
+    const SIGSEGV: &str = "killed by signal 11";
+    if status == SIGSEGV || status == SIGBUS {
+        "memory_fault"
+    } else {
+        "worker_died"
+    }
+}
+
+/// One `[order, tau]` pair of a multi-order evaluation; a missing or non-finite tau is `None`.
+fn order_tau(v: &Value) -> Option<(u32, Option<f64>)> {
+    let pair = v.as_array()?;
+    let order = u32::try_from(pair.first()?.as_u64()?).ok()?;
+    Some((order, number(pair.get(1)).filter(|t| t.is_finite())))
 }
 
 /// A number from the worker: JSON has no infinity, so the worker sends `"inf"` or `"nan"`.

@@ -19,6 +19,12 @@ pub struct Candidate {
     pub image_id: String,
     pub scope: Vec<String>,
     pub transform: Option<LaunchTransform>,
+    /// CPU backend: the variant name of the mutant's kernels in the `image` library (`None` on
+    /// a GPU, and for launch mutants, which run the original).
+    pub variant: Option<String>,
+    /// CPU backend: the thread orders to run it in (racy-on-CPU mutants); empty: one run in
+    /// the default order.
+    pub orders: Vec<u32>,
 }
 
 /// One substrate's share of a run.
@@ -28,9 +34,12 @@ pub struct SubstratePlan {
     pub level: u8,
     /// The substrate file (the worker imports it).
     pub path: String,
-    /// The full original image and each kernel's symbol in it.
+    /// The full original image (a CUBIN, or on the CPU backend a shared library) and each
+    /// kernel's symbol in it.
     pub original_image: PathBuf,
     pub symbols: BTreeMap<String, String>,
+    /// CPU backend: the original's variant name in `original_image`.
+    pub original_variant: Option<String>,
     pub columns: Vec<Column>,
     pub candidates: Vec<Candidate>,
 }

@@ -79,9 +79,17 @@ impl WorkerProcess {
         let _ = self.child.wait();
     }
 
-    /// How it ended, if it has.
+    /// How it ended, waiting up to a second for the exit after its output closed (the pipe
+    /// closes a moment before the process is reaped, and the status names a segfault).
     pub fn exit_status(&mut self) -> Option<String> {
-        self.child.try_wait().ok().flatten().map(describe_status)
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(describe_status(status)),
+                Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(5)),
+                _ => return None,
+            }
+        }
     }
 
     /// Ask it to quit, then make sure it is gone.

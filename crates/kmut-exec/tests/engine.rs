@@ -80,10 +80,20 @@ fn setup(store: &mut Store, name: &str, ids: &[&str]) -> SubstratePlan {
         path: desc.path.clone(),
         original_image: PathBuf::from("original.cubin"),
         symbols: std::collections::BTreeMap::default(),
+        original_variant: None,
         columns: (1..=3).map(|seed| Column { suite: "T0_original".into(), seed }).collect(),
         candidates: ids
             .iter()
-            .map(|id| Candidate { id: (*id).into(), family: Family::Arithmetic, image: None, image_id: "img".into(), scope: vec!["k".into()], transform: None })
+            .map(|id| Candidate {
+                id: (*id).into(),
+                family: Family::Arithmetic,
+                image: None,
+                image_id: "img".into(),
+                scope: vec!["k".into()],
+                transform: None,
+                variant: None,
+                orders: if id.starts_with("racy") { vec![0, 1, 2] } else { vec![] },
+            })
             .collect(),
     }
 }
@@ -146,6 +156,25 @@ fn full_matrix_records_every_cell_and_every_fault_kind() {
     assert!(!tight.kills_at(1e-2) && tight.kills_at(1e-4));
     assert!(evals.iter().find(|e| e.mutant == "oob-h").unwrap().canary);
     assert!(!store.baselines("L1p1_x", TARGET).unwrap().is_empty());
+}
+
+#[test]
+fn a_segfault_is_a_memory_fault_and_thread_orders_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "L1p1_x", &["segv-a", "racy-b", "survive-c"])];
+    let s = run(&mut store, &plans, config(dir.path(), false, 1), 0);
+    assert_eq!(s.evaluations, 9, "{s:?}");
+    let segv = outcome(&store, "L1p1_x", "segv-a");
+    assert!(segv.iter().all(|(_, o, c)| o == "crash" && c.as_deref() == Some("memory_fault")), "{segv:?}");
+    let racy: Vec<_> = store.evaluations("L1p1_x", TARGET).unwrap().into_iter().filter(|e| e.mutant == "racy-b").collect();
+    assert_eq!(racy.len(), 3);
+    for e in &racy {
+        assert_eq!(e.orders, [(0, Some(1e-6)), (1, Some(0.5)), (2, Some(1e-6))]);
+        assert!(e.kills_at(1e-2) && e.race_witness(1e-2));
+        assert_eq!(e.killing_orders(1e-2), [1]);
+    }
+    assert!(store.evaluations("L1p1_x", TARGET).unwrap().iter().filter(|e| e.mutant == "survive-c").all(|e| e.orders.is_empty()));
 }
 
 #[test]

@@ -9,7 +9,9 @@ It speaks the same protocol. What happens to a mutant is spelled by its id's pre
   crash-*     a CUDA error the context survives
   fatal-*     CUDA_ERROR_ILLEGAL_ADDRESS; the worker exits, as a poisoned context forces
   hang-*      announces its first launch, then never answers
-  die-*       exits abruptly mid-evaluation (a segfault)
+  die-*       exits abruptly mid-evaluation (exit code 139)
+  segv-*      killed by SIGSEGV mid-evaluation (a CPU backend guard page)
+  racy-*      run in the requested thread orders: killed in order 1 only
 A substrate whose name starts with `broken` fails to prepare any column. Options:
   --log PATH     append every request line to PATH (tests count what was sent)
   --delay S      sleep S seconds per evaluation (tests interrupt a run midway)
@@ -19,6 +21,7 @@ A substrate whose name starts with `broken` fails to prepare any column. Options
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 
@@ -62,6 +65,8 @@ def main():
             time.sleep(3600)
         if kind == "die":
             os._exit(139)
+        if kind == "segv":
+            os.kill(os.getpid(), signal.SIGSEGV)
         if kind == "fatal":
             emit("result", **base, crash="CUDA_ERROR_ILLEGAL_ADDRESS", detail="scripted", fatal=True)
             return 3
@@ -72,6 +77,10 @@ def main():
         if kind == "late":
             tau = 1e-6 if column[1] == 1 else 0.5
         base["canary"] = kind == "oob"
+        if kind == "racy":
+            orders = [[o, 0.5 if o == 1 else 1e-6] for o in req.get("orders") or [0]]
+            tau = max(t for _, t in orders)
+            base["orders"] = orders
         emit("result", **base, tau=tau, max_abs=tau, max_rel=tau)
     return 0
 

@@ -3,11 +3,13 @@
 //! Kept small and dependency-light so every stage (rules, compilation, execution, analysis,
 //! reports) speaks the same types.
 
+mod backend;
 mod family;
 mod mutant;
 mod protocol;
 mod substrate;
 
+pub use backend::{cpu_fidelity, Backend, CpuFidelity, CPU_TARGET, FAST_MATH_RULES, RACE_ORDERS, WARP_RULES};
 pub use family::Family;
 pub use mutant::{apply_edits, mutant_id, Edit, LaunchTransform, Mutant, MutantKind};
 pub use protocol::{Column, Protocol};

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::SubstrateDescription;
+use crate::{Backend, SubstrateDescription};
 
 /// One checking protocol.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,6 +68,16 @@ impl Protocol {
         }
         out
     }
+
+    /// The inputs a run on `backend` evaluates: the protocol's (and, with `all_suites`, every
+    /// suite's) on a GPU; on the CPU, the substrate's small suites, whose sizes a CPU can run.
+    /// The protocol's tolerance applies either way.
+    pub fn columns_on(&self, desc: &SubstrateDescription, all_suites: bool, backend: Backend) -> Vec<Column> {
+        match backend {
+            Backend::Gpu => self.columns(desc, all_suites),
+            Backend::Cpu => desc.suites.iter().filter(|s| s.small).flat_map(|s| s.seeds.iter().map(|&seed| Column { suite: s.name.clone(), seed })).collect(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -89,7 +99,7 @@ mod tests {
     #[test]
     fn columns_put_the_protocol_first_and_add_other_suites_on_request() {
         let suite = |name: &str, seeds: &[u64]| SuiteDescription { name: name.into(), seeds: seeds.to_vec(), purpose: String::new(), small: false };
-        let desc = SubstrateDescription {
+        let mut desc = SubstrateDescription {
             name: "s".into(),
             level: 1,
             path: String::new(),
@@ -102,8 +112,11 @@ mod tests {
             suites: vec![suite("T1_small", &[7]), suite("T0_original", &[1, 2]), suite("T2_big", &[3])],
         };
         let p = Protocol::named("official").unwrap();
-        let cols = |all| p.columns(&desc, all).into_iter().map(|c| format!("{}:{}", c.suite, c.seed)).collect::<Vec<_>>();
-        assert_eq!(cols(false), ["T0_original:1", "T0_original:2"]);
-        assert_eq!(cols(true), ["T0_original:1", "T0_original:2", "T1_small:7", "T2_big:3"]);
+        let cols = |desc: &SubstrateDescription, all| p.columns(desc, all).into_iter().map(|c| format!("{}:{}", c.suite, c.seed)).collect::<Vec<_>>();
+        assert_eq!(cols(&desc, false), ["T0_original:1", "T0_original:2"]);
+        assert_eq!(cols(&desc, true), ["T0_original:1", "T0_original:2", "T1_small:7", "T2_big:3"]);
+        desc.suites[0].small = true;
+        let cpu: Vec<String> = p.columns_on(&desc, true, Backend::Cpu).iter().map(|c| format!("{}:{}", c.suite, c.seed)).collect();
+        assert_eq!(cpu, ["T1_small:7"]);
     }
 }

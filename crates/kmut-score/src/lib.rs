@@ -9,7 +9,7 @@ mod estimate;
 
 use std::collections::{BTreeMap, HashMap};
 
-use kmut_model::{Column, Family, Protocol};
+use kmut_model::{cpu_fidelity, Backend, Column, CpuFidelity, Family, Protocol, CPU_TARGET};
 use kmut_store::{Evaluation, Store};
 use serde::Serialize;
 
@@ -105,6 +105,16 @@ pub struct Score {
     /// generated, stillborn, equivalent, duplicate, live
     pub classes: [usize; 5],
     pub backends: Vec<String>,
+    /// Whose evaluations: a GPU's on the protocol's inputs, or the CPU backend's on the small suites.
+    pub backend: Backend,
+    /// CPU backend: fast-math mutants that are the original on the CPU (not run, not counted
+    /// as live below).
+    pub equivalent_on_cpu: usize,
+    /// CPU backend: synchronisation and warp mutants, run in several thread orders and kept
+    /// out of the tables above (which stay comparable with a GPU's).
+    pub racy_on_cpu: Option<Group>,
+    /// Racy-on-CPU mutants killed in some thread orders and not in others.
+    pub race_witnesses: usize,
     /// Some live mutant has no settled verdict: the rates are estimates from a sample.
     pub sampled: bool,
     pub overall: Group,
@@ -138,8 +148,45 @@ pub fn verdict(evaluations: &[&Evaluation], columns: &[Column], tolerance: f64) 
     }
 }
 
-/// Score `substrates` (all in the store when empty) under `protocol` at `tolerance`.
-pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, tolerance: f64, all_suites: bool) -> Result<Score, ScoreError> {
+/// CPU backend: the mutants whose CPU verdict does not stand for a GPU's, counted apart.
+struct CpuApart {
+    equivalent: usize,
+    racy: Group,
+    witnesses: usize,
+}
+
+impl Default for CpuApart {
+    fn default() -> CpuApart {
+        CpuApart { equivalent: 0, racy: Group::named("racy-on-CPU"), witnesses: 0 }
+    }
+}
+
+impl CpuApart {
+    /// Count `m` here if it is equivalent- or racy-on-CPU; `false` leaves it to the main tables.
+    fn take(&mut self, substrate: &str, m: &kmut_model::Mutant, v: &Verdict, canary: bool, evals: &[&Evaluation], tolerance: f64) -> bool {
+        match cpu_fidelity(m.family, &m.rule) {
+            CpuFidelity::EquivalentOnCpu => self.equivalent += 1,
+            CpuFidelity::RacyOnCpu => {
+                self.racy.add(substrate, m.family, v, canary);
+                self.witnesses += usize::from(evals.iter().any(|e| e.race_witness(tolerance)));
+            }
+            CpuFidelity::Comparable => return false,
+        }
+        true
+    }
+}
+
+/// The backend whose evaluations `kmut score` reads by default: a GPU's when the store has
+/// any, else the CPU backend's (also for a store with none yet).
+pub fn default_backend(store: &Store) -> Result<Backend, ScoreError> {
+    let targets = store.evaluation_targets()?;
+    Ok(if targets.iter().any(|t| t != CPU_TARGET) || targets.is_empty() { Backend::Gpu } else { Backend::Cpu })
+}
+
+/// Score `substrates` (all in the store when empty) under `protocol` at `tolerance`, from the
+/// evaluations `backend` stored. On the CPU backend the inputs are the small suites, and mutants
+/// whose CPU verdict does not stand for a GPU's are set apart (`kmut_model::cpu_fidelity`).
+pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, tolerance: f64, all_suites: bool, backend: Backend) -> Result<Score, ScoreError> {
     let descs: Vec<_> = store.substrates()?.into_iter().filter(|d| substrates.is_empty() || substrates.contains(&d.name)).collect();
     let mut overall = Group::named("all");
     let mut by_family: BTreeMap<Family, Group> = BTreeMap::new();
@@ -148,22 +195,24 @@ pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, toleranc
     let mut classes = [0usize; 5];
     let mut backends = std::collections::BTreeSet::new();
     let mut original_failures = Vec::new();
+    let mut apart = CpuApart::default();
     let mut scored = 0;
     for d in &descs {
         let Some(target) = store.targets(&d.name)?.into_iter().next() else {
             continue;
         };
         scored += 1;
-        let columns = protocol.columns(d, all_suites);
+        let columns = protocol.columns_on(d, all_suites, backend);
+        let evaluated_on = backend.evaluation_target(&target);
         let mutants = store.mutants(&d.name)?;
         let class_of = store.classes(&d.name, &target)?;
-        let evals = store.evaluations(&d.name, &target)?;
+        let evals = store.evaluations(&d.name, &evaluated_on)?;
         let mut by_mutant: HashMap<&str, Vec<&Evaluation>> = HashMap::new();
         for e in &evals {
             backends.insert(e.backend.clone());
             by_mutant.entry(e.mutant.as_str()).or_default().push(e);
         }
-        for b in store.baselines(&d.name, &target)? {
+        for b in store.baselines(&d.name, &evaluated_on)? {
             if columns.iter().any(|c| c.suite == b.suite && c.seed == b.seed) && b.tau.is_none_or_nan_or_above(tolerance) {
                 original_failures.push(format!("{} {} seed {} (tau* {:.3e})", d.name, b.suite, b.seed, b.tau.unwrap_or(f64::NAN)));
             }
@@ -185,6 +234,9 @@ pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, toleranc
             let mine = by_mutant.get(m.id.as_str()).map(Vec::as_slice).unwrap_or_default();
             let v = verdict(mine, &columns, tolerance);
             let canary = mine.iter().any(|e| e.canary && columns.iter().any(|c| c.suite == e.suite && c.seed == e.seed));
+            if backend == Backend::Cpu && apart.take(&d.name, m, &v, canary, mine, tolerance) {
+                continue;
+            }
             group.add(&d.name, m.family, &v, canary);
             overall.add(&d.name, m.family, &v, canary);
             by_family.entry(m.family).or_insert_with(|| Group::named(m.family.name())).add(&d.name, m.family, &v, canary);
@@ -197,6 +249,7 @@ pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, toleranc
         return Err(ScoreError::Empty(store.path().display().to_string()));
     }
     overall.finish();
+    apart.racy.finish();
     let mut finish = |g: &mut Group| g.finish();
     let mut by_family: Vec<Group> = by_family.into_values().collect();
     let mut by_level: Vec<Group> = by_level.into_values().collect();
@@ -211,6 +264,10 @@ pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, toleranc
         substrates: scored,
         classes,
         backends: backends.into_iter().collect(),
+        backend,
+        equivalent_on_cpu: apart.equivalent,
+        race_witnesses: apart.witnesses,
+        racy_on_cpu: (backend == Backend::Cpu).then_some(apart.racy),
         sampled,
         overall,
         by_family,

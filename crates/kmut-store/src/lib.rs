@@ -68,14 +68,15 @@ pub struct ClassRecord {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
     pub mutant: String,
-    /// The compile target the mutant's image was built for (`Target::key`).
+    /// The compile target the mutant's image was built for (`Target::key`), or `cpu` for the
+    /// CPU backend (`kmut_model::Backend::evaluation_target`).
     pub target: String,
     pub suite: String,
     pub seed: u64,
     /// The image run: its hash (or `launch:` and the original's hash for launch mutants), so an
     /// evaluation of an image that has since changed is not reused.
     pub image: String,
-    /// Where it ran: `cuda:<device name>`.
+    /// Where it ran: `cuda:<device name>` or `cpu:<processor model>`.
     pub backend: String,
     /// `completed`, `crash` or `timeout`.
     pub outcome: String,
@@ -95,6 +96,10 @@ pub struct Evaluation {
     pub inputs_restored: bool,
     pub kernel_ms: Option<f64>,
     pub wall_ms: f64,
+    /// Each thread order's tau\* when the CPU backend ran the mutant in several (racy-on-CPU
+    /// mutants); `None` for an order that crashed or gave NaN. Empty for a single run. `tau`
+    /// is then the worst of them: a kill in any order is a kill.
+    pub orders: Vec<(u32, Option<f64>)>,
 }
 
 impl Evaluation {
@@ -103,6 +108,17 @@ impl Evaluation {
     pub fn kills_at(&self, tol: f64) -> bool {
         // NaN compares false, so a NaN tau kills too.
         self.outcome != "completed" || !self.shape_ok || !matches!(self.tau, Some(t) if t <= tol)
+    }
+
+    /// The thread orders in which the mutant was killed at `tol`.
+    pub fn killing_orders(&self, tol: f64) -> Vec<u32> {
+        self.orders.iter().filter(|(_, tau)| !matches!(tau, Some(t) if *t <= tol)).map(|(o, _)| *o).collect()
+    }
+
+    /// A race witness: run in several thread orders, killed in some and not in others.
+    pub fn race_witness(&self, tol: f64) -> bool {
+        let killing = self.killing_orders(tol).len();
+        killing > 0 && killing < self.orders.len()
     }
 }
 
@@ -343,8 +359,8 @@ impl Store {
         {
             let mut put = tx.prepare(
                 "INSERT OR REPLACE INTO evaluations (mutant, target, suite, seed, image, backend, outcome, crash, detail, tau, max_abs, max_rel,
-                   nonfinite, shape_ok, canary, inputs_restored, kernel_ms, wall_ms, run)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                   nonfinite, shape_ok, canary, inputs_restored, kernel_ms, wall_ms, run, orders)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
             )?;
             for e in rows {
                 put.execute(params![
@@ -366,7 +382,8 @@ impl Store {
                     e.inputs_restored,
                     e.kernel_ms,
                     e.wall_ms,
-                    run
+                    run,
+                    (!e.orders.is_empty()).then(|| serde_json::to_string(&e.orders).unwrap_or_default())
                 ])?;
             }
         }
@@ -378,7 +395,7 @@ impl Store {
     pub fn evaluations(&self, substrate: &str, target: &str) -> Result<Vec<Evaluation>> {
         let mut stmt = self.conn.prepare(
             "SELECT e.mutant, e.suite, e.seed, e.image, e.backend, e.outcome, e.crash, e.detail, e.tau, e.max_abs, e.max_rel,
-                    e.nonfinite, e.shape_ok, e.canary, e.inputs_restored, e.kernel_ms, e.wall_ms
+                    e.nonfinite, e.shape_ok, e.canary, e.inputs_restored, e.kernel_ms, e.wall_ms, e.orders
              FROM evaluations e JOIN mutants m ON m.id = e.mutant WHERE m.substrate = ?1 AND e.target = ?2 ORDER BY e.mutant, e.suite, e.seed",
         )?;
         let rows = stmt.query_map(params![substrate, target], |r| {
@@ -401,6 +418,7 @@ impl Store {
                 inputs_restored: r.get(14)?,
                 kernel_ms: r.get(15)?,
                 wall_ms: r.get(16)?,
+                orders: r.get::<_, Option<String>>(17)?.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
             })
         })?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)
@@ -445,6 +463,14 @@ impl Store {
              GROUP BY c.target ORDER BY MAX(c.run) DESC",
         )?;
         let rows = stmt.query_map(params![substrate], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// The distinct targets evaluations are stored under (compile targets for GPU runs, `cpu`
+    /// for the CPU backend).
+    pub fn evaluation_targets(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare("SELECT DISTINCT target FROM evaluations ORDER BY target")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)
     }
 }

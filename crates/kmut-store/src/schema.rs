@@ -112,4 +112,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (substrate, target, suite, seed)
     );
     ",
+    // 3: the CPU backend runs racy-on-CPU mutants in several thread orders; `orders` holds each
+    // order's tau* as JSON `[[order, tau], ...]` (null: that order crashed or gave NaN).
+    r"
+    ALTER TABLE evaluations ADD COLUMN orders TEXT;
+    ",
 ];

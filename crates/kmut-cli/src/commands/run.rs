@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use kmut_compile::{source_key, Scopes};
 use kmut_exec::engine::Progress;
 use kmut_exec::{stratified_order, Candidate, Engine, EngineConfig, Reporter, RunSummary, SubstratePlan};
-use kmut_model::{MutantKind, Protocol};
+use kmut_model::{cpu_fidelity, Backend, CpuFidelity, MutantKind, Protocol, RACE_ORDERS};
 
 use crate::args::RunArgs;
 use crate::commands::compile::{compile_substrates, interrupt_flag, Compiled};
@@ -18,9 +18,17 @@ use crate::{Environment, ExitStatus};
 
 pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     let protocol = Protocol::named(&args.protocol).map_err(anyhow::Error::msg)?;
+    let backend = Backend::parse(&args.backend).map_err(anyhow::Error::msg)?;
     let budget = args.budget.as_deref().map(parse_duration).transpose()?;
     // Fail before compiling when there is nothing to run on.
-    let devices = if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() };
+    let (devices, workers) = match backend {
+        Backend::Gpu => (if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() }, args.workers_per_gpu.max(1)),
+        Backend::Cpu => {
+            kmut_cpu::Compiler::find().context("the CPU backend builds kernels with g++")?;
+            // One "device": the workers share the machine, one core each.
+            (vec![0], args.cpu_workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1))
+        }
+    };
     let mut compile_opts = args.compile.clone();
     let temp_cache = compile_opts.no_cache.then(|| std::env::temp_dir().join(format!("kmut-run-cache-{}", std::process::id())));
     if let Some(dir) = &temp_cache {
@@ -36,15 +44,21 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Interrupted);
     }
     let all_suites = args.suites == "all";
-    let (plans, order) = plan(&compiled, &protocol, all_suites, args.seed, args.sample)?;
+    let (plans, order) = match backend {
+        Backend::Gpu => plan(&compiled, &protocol, all_suites, args.seed, args.sample)?,
+        Backend::Cpu => plan_cpu(&compiled, &protocol, args.seed, args.sample, &interrupt)?,
+    };
     let (scratch, own_scratch) = scratch_dir(args.scratch.as_deref())?;
     let log = PathBuf::from(format!("{}.workers.log", compiled.store.path().display()));
-    let worker_command =
+    let mut worker_command =
         if args.worker.is_empty() { vec![env.python.display().to_string(), "-m".into(), "kmut._run_worker".into()] } else { args.worker.clone() };
+    if backend == Backend::Cpu {
+        worker_command.extend(["--backend".into(), "cpu".into()]);
+    }
     let config = EngineConfig {
         worker_command,
         devices: devices.clone(),
-        workers_per_device: args.workers_per_gpu.max(1),
+        workers_per_device: workers,
         spares_per_device: args.spare_workers,
         scratch: Some(scratch.clone()),
         log: log.clone(),
@@ -55,23 +69,11 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         start_timeout: Duration::from_mins(2),
         prep_timeout: Duration::from_secs_f64(args.prep_timeout),
         // A first round big enough to keep every worker busy; later ones are sized to the time left.
-        round: budget.map(|_| (64 * devices.len() * args.workers_per_gpu.max(1)).max(4 * plans.len())),
+        round: budget.map(|_| (64 * devices.len() * workers).max(4 * plans.len())),
         deadline: budget.map(|b| Instant::now() + b),
-        target: compiled.target.clone(),
+        target: backend.evaluation_target(&compiled.target),
     };
-    let columns: usize = plans.iter().map(|p| p.columns.len()).sum();
-    eprintln!(
-        "run: {} live mutants of {} substrates{}, {} input columns ({}), {} on {} GPU(s) x {} workers; worker log {}",
-        order.len(),
-        plans.len(),
-        args.sample.map_or_else(String::new, |n| format!(" (a stratified sample of {n}, seed {})", args.seed)),
-        columns,
-        if all_suites { "protocol and targeted suites" } else { "the protocol's" },
-        if args.full_matrix { "full matrix" } else { "first kill" },
-        devices.len(),
-        config.workers_per_device,
-        log.display()
-    );
+    announce(args, backend, &plans, order.len(), devices.len(), workers, &log);
     let run_id = compiled.store.begin_run(&format!("run --protocol {}", protocol.name), "", &compiled.target)?;
     let reporter = RunProgress::new();
     let outcome = Engine::new(config, &plans, &mut compiled.store, run_id, &reporter, &interrupt).run(&order);
@@ -92,7 +94,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     compiled.store.finish_run(run_id, if summary.interrupted { "interrupted" } else { "done" })?;
     print_summary(&summary);
     let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
-    let score = kmut_score::score(&compiled.store, &names, &protocol, protocol.tolerance(), all_suites)?;
+    let score = kmut_score::score(&compiled.store, &names, &protocol, protocol.tolerance(), all_suites, backend)?;
     println!();
     super::score::print(&score);
     if summary.interrupted {
@@ -105,12 +107,33 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// The run's opening line: what runs, on which inputs, where.
+fn announce(args: &RunArgs, backend: Backend, plans: &[SubstratePlan], mutants: usize, devices: usize, workers: usize, log: &Path) {
+    let columns: usize = plans.iter().map(|p| p.columns.len()).sum();
+    let inputs = match backend {
+        Backend::Cpu => "the small suites",
+        Backend::Gpu if args.suites == "all" => "protocol and targeted suites",
+        Backend::Gpu => "the protocol's",
+    };
+    let machines = match backend {
+        Backend::Gpu => format!("{devices} GPU(s) x {workers} workers"),
+        Backend::Cpu => format!("the CPU backend, {workers} workers"),
+    };
+    eprintln!(
+        "run: {mutants} live mutants of {} substrates{}, {columns} input columns ({inputs}), {} on {machines}; worker log {}",
+        plans.len(),
+        args.sample.map_or_else(String::new, |n| format!(" (a stratified sample of {n}, seed {})", args.seed)),
+        if args.full_matrix { "full matrix" } else { "first kill" },
+        log.display()
+    );
+}
+
 /// Every GPU the driver shows, or an error saying why there is none.
 fn visible_gpus() -> anyhow::Result<Vec<u32>> {
     let n = kmut_cuda::Driver::get()
         .and_then(|d| d.device_count())
-        .map_err(|e| anyhow::anyhow!("no GPU is visible ({e}); `kmut run` evaluates mutants on GPUs (pass --gpus to choose them)"))?;
-    anyhow::ensure!(n > 0, "the CUDA driver shows no GPU; `kmut run` evaluates mutants on GPUs");
+        .map_err(|e| anyhow::anyhow!("no GPU is visible ({e}); run on the CPU backend with `kmut run --backend cpu` (small suites)"))?;
+    anyhow::ensure!(n > 0, "the CUDA driver shows no GPU; run on the CPU backend with `kmut run --backend cpu` (small suites)");
     Ok((0..n as u32).collect())
 }
 
@@ -142,13 +165,28 @@ fn plan(compiled: &Compiled, protocol: &Protocol, all_suites: bool, seed: u64, s
             let (candidate, source) = match &m.mutation {
                 MutantKind::Launch { transform } => {
                     let image_id = format!("launch:{original_hash}");
-                    (Candidate { id: m.id.clone(), family: m.family, image: None, image_id, scope: all.clone(), transform: Some(transform.clone()) }, None)
+                    (
+                        Candidate {
+                            id: m.id.clone(),
+                            family: m.family,
+                            image: None,
+                            image_id,
+                            scope: all.clone(),
+                            transform: Some(transform.clone()),
+                            variant: None,
+                            orders: vec![],
+                        },
+                        None,
+                    )
                 }
                 MutantKind::Source { .. } => {
                     let (scope, source) = scopes.mutant_source(&desc.cuda, m).expect("a source mutant");
                     let image = cache.image_path(&source_key(&source, &compiled.target));
                     let image_id = records.get(&m.id).and_then(|r| r.image_hash.clone()).unwrap_or_default();
-                    (Candidate { id: m.id.clone(), family: m.family, image: Some(image), image_id, scope, transform: None }, Some(source))
+                    (
+                        Candidate { id: m.id.clone(), family: m.family, image: Some(image), image_id, scope, transform: None, variant: None, orders: vec![] },
+                        Some(source),
+                    )
                 }
             };
             candidates.push(candidate);
@@ -160,6 +198,7 @@ fn plan(compiled: &Compiled, protocol: &Protocol, all_suites: bool, seed: u64, s
             path: desc.path.clone(),
             original_image: cache.image_path(&source_key(&original_source, &compiled.target)),
             symbols: BTreeMap::new(),
+            original_variant: None,
             columns: protocol.columns(desc, all_suites),
             candidates,
         });
@@ -180,6 +219,156 @@ fn plan(compiled: &Compiled, protocol: &Protocol, all_suites: bool, seed: u64, s
         p.symbols = symbols(compiled, &p.original_image, original_source, &desc.kernels).with_context(|| format!("the kernels of {}", p.name))?;
     }
     Ok((plans, order))
+}
+
+/// The CPU backend's plan: each substrate's small-suite columns, its original and the chosen
+/// mutants built as CPU variants (g++, many per library). Equivalent-on-CPU mutants are not
+/// run; racy-on-CPU ones run in every order of `RACE_ORDERS`. A mutant g++ cannot build is left
+/// out of the run (it stays undetermined) and said so.
+fn plan_cpu(
+    compiled: &Compiled,
+    protocol: &Protocol,
+    seed: u64,
+    sample: Option<usize>,
+    interrupt: &std::sync::atomic::AtomicBool,
+) -> anyhow::Result<(Vec<SubstratePlan>, Order)> {
+    let mut plans = Vec::new();
+    let mut variants: Vec<kmut_cpu::Variant> = Vec::new();
+    let mut equivalent = 0;
+    for (desc, mutants) in &compiled.substrates {
+        let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
+        let all = scopes.all();
+        let original = variant(scopes.original_source(&desc.cuda, &all), &all);
+        let classes = compiled.store.classes(&desc.name, &compiled.target)?;
+        let mut candidates = Vec::new();
+        for m in mutants.iter().filter(|m| classes.get(&m.id).is_some_and(|c| c.class == "live")) {
+            let fidelity = cpu_fidelity(m.family, &m.rule);
+            if fidelity == CpuFidelity::EquivalentOnCpu {
+                equivalent += 1;
+                continue;
+            }
+            let orders = if fidelity == CpuFidelity::RacyOnCpu { RACE_ORDERS.to_vec() } else { vec![] };
+            let candidate = match &m.mutation {
+                MutantKind::Launch { transform } => Candidate {
+                    id: m.id.clone(),
+                    family: m.family,
+                    image: None,
+                    image_id: format!("launch:cpu:{}", original.name),
+                    scope: all.clone(),
+                    transform: Some(transform.clone()),
+                    variant: None,
+                    orders,
+                },
+                MutantKind::Source { .. } => {
+                    let (scope, source) = scopes.mutant_source(&desc.cuda, m).expect("a source mutant");
+                    let v = variant(source, &scope);
+                    let image_id = format!("cpu:{}", v.name);
+                    let c =
+                        Candidate { id: m.id.clone(), family: m.family, image: None, image_id, scope, transform: None, variant: Some(v.name.clone()), orders };
+                    variants.push(v);
+                    c
+                }
+            };
+            candidates.push(candidate);
+        }
+        plans.push(SubstratePlan {
+            name: desc.name.clone(),
+            level: desc.level,
+            path: desc.path.clone(),
+            original_image: PathBuf::new(),
+            symbols: BTreeMap::new(),
+            original_variant: Some(original.name.clone()),
+            columns: protocol.columns_on(desc, false, Backend::Cpu),
+            candidates,
+        });
+        variants.push(original);
+    }
+    if equivalent > 0 {
+        eprintln!("run: {equivalent} fast-math mutants are equivalent on the CPU (its intrinsics are the accurate functions) and are not run");
+    }
+    let mut order = order(&plans, seed, sample);
+    // Build only what runs: the originals and the chosen mutants, each distinct source once.
+    let chosen: std::collections::HashSet<&str> = plans
+        .iter()
+        .filter_map(|p| p.original_variant.as_deref())
+        .chain(order.iter().filter_map(|&(s, c)| plans[s].candidates[c].variant.as_deref()))
+        .collect();
+    let mut wanted: Vec<kmut_cpu::Variant> = Vec::new();
+    let mut distinct = std::collections::HashSet::new();
+    for v in variants {
+        if chosen.contains(v.name.as_str()) && distinct.insert(v.name.clone()) {
+            wanted.push(v);
+        }
+    }
+    anyhow::ensure!(!interrupt.load(std::sync::atomic::Ordering::Relaxed), "interrupted before the CPU build");
+    let built = build_cpu(compiled, &wanted)?;
+    for p in &mut plans {
+        let name = p.original_variant.clone().expect("set above");
+        let library = built.libraries.get(&name).with_context(|| {
+            format!("{}: its original does not build for the CPU backend:\n{}", p.name, log_head(built.failed.get(&name).map_or("", String::as_str)))
+        })?;
+        p.original_image.clone_from(library);
+        for c in &mut p.candidates {
+            if let Some(lib) = c.variant.as_ref().and_then(|v| built.libraries.get(v)) {
+                c.image = Some(lib.clone());
+            }
+        }
+    }
+    let before = order.len();
+    let unbuilt: Vec<String> = order
+        .iter()
+        .filter_map(|&(s, c)| {
+            let cand = &plans[s].candidates[c];
+            let v = cand.variant.as_ref()?;
+            built.failed.get(v).map(|log| format!("{}: {}", cand.id, log_head(log).lines().next().unwrap_or("")))
+        })
+        .collect();
+    order.retain(|&(s, c)| plans[s].candidates[c].variant.is_none() || plans[s].candidates[c].image.is_some());
+    if !unbuilt.is_empty() {
+        eprintln!(
+            "run: {} of {before} mutants do not build for the CPU backend and are left out (they stay undetermined); first: {}",
+            unbuilt.len(),
+            unbuilt.first().map_or("", String::as_str)
+        );
+    }
+    Ok((plans, order))
+}
+
+/// A CPU variant named by a hash of its source and kernels: identical mutants share one.
+fn variant(source: String, kernels: &[String]) -> kmut_cpu::Variant {
+    let key = source_key(&source, &format!("cpu:{}", kernels.join(",")));
+    kmut_cpu::Variant { name: format!("v{}", &key[..16]), source, kernels: kernels.to_vec() }
+}
+
+/// Build `variants` with g++ into the CPU library cache (beside the image cache), saying how long it took.
+fn build_cpu(stage: &Compiled, variants: &[kmut_cpu::Variant]) -> anyhow::Result<kmut_cpu::BuildOutcome> {
+    let gxx = kmut_cpu::Compiler::find()?;
+    let mut options = kmut_cpu::BuildOptions::default();
+    if let Some(cache) = &stage.cache {
+        options.cache_dir = cache.dir().join("cpu");
+    }
+    let start = Instant::now();
+    eprintln!(
+        "run: building {} CPU variants with g++ ({} at once, up to {} per library) in `{}`",
+        variants.len(),
+        options.jobs,
+        options.max_per_unit,
+        options.cache_dir.display()
+    );
+    let built = kmut_cpu::build(&gxx, variants, &options)?;
+    let cached = built.units.iter().filter(|u| u.cached).count();
+    eprintln!(
+        "run: built {} CPU variants in {:.1} s ({} libraries, {cached} from the cache)",
+        built.libraries.len(),
+        start.elapsed().as_secs_f64(),
+        built.units.len()
+    );
+    Ok(built)
+}
+
+/// The first lines of a compiler log.
+fn log_head(log: &str) -> String {
+    log.lines().take(12).collect::<Vec<_>>().join("\n")
 }
 
 /// Each kernel's symbol in the original image: its own name for `extern "C"` kernels, read

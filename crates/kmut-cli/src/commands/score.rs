@@ -1,6 +1,6 @@
 //! `kmut score`: miss rates under a protocol from the stored evaluations.
 
-use kmut_model::Protocol;
+use kmut_model::{Backend, Protocol};
 use kmut_score::{Estimate, Group, Score};
 use kmut_store::Store;
 
@@ -15,7 +15,11 @@ pub fn run(args: &ScoreArgs) -> anyhow::Result<ExitStatus> {
     let path = store_path(args.store.as_deref());
     anyhow::ensure!(path.is_file(), "no store at `{}`; run `kmut run` first (or pass --store)", path.display());
     let store = Store::open(&path)?;
-    let scored = kmut_score::score(&store, &args.substrates, &protocol, tolerance, args.suites == "all")?;
+    let backend = match args.backend.as_str() {
+        "auto" => kmut_score::default_backend(&store)?,
+        other => Backend::parse(other).map_err(anyhow::Error::msg)?,
+    };
+    let scored = kmut_score::score(&store, &args.substrates, &protocol, tolerance, args.suites == "all", backend)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&scored)?);
     } else {
@@ -55,7 +59,11 @@ const HEADER: [&str; 9] = ["", "live", "evaluated", "killed", "survived", "miss 
 
 /// The score as tables on stdout.
 pub fn print(s: &Score) {
-    let inputs = if s.all_suites { "the protocol's inputs and every targeted suite" } else { "the protocol's inputs" };
+    let inputs = match s.backend {
+        Backend::Cpu => "the small suites (CPU backend: not the protocol's official sizes)",
+        Backend::Gpu if s.all_suites => "the protocol's inputs and every targeted suite",
+        Backend::Gpu => "the protocol's inputs",
+    };
     println!(
         "protocol {} ({}): allclose at atol = rtol = {:e} on {inputs}; backend {}",
         s.protocol,
@@ -65,6 +73,12 @@ pub fn print(s: &Score) {
     );
     let [generated, stillborn, equivalent, duplicate, live] = s.classes;
     println!("{} substrates; {generated} mutants: {stillborn} stillborn, {equivalent} equivalent, {duplicate} duplicate, {live} live", s.substrates);
+    if let Some(racy) = &s.racy_on_cpu {
+        println!(
+            "CPU backend: {} fast-math mutants are equivalent on the CPU (not run); {} synchronisation and warp mutants are racy-on-CPU and reported apart, below the GPU-comparable tables",
+            s.equivalent_on_cpu, racy.live
+        );
+    }
     if s.sampled {
         println!("{} of {} live mutants have a verdict: rates are stratified estimates with 95% Wilson intervals", s.overall.evaluated, s.overall.live);
     }
@@ -77,6 +91,14 @@ pub fn print(s: &Score) {
     table("family", &s.by_family.iter().collect::<Vec<_>>());
     table("level", &s.by_level.iter().collect::<Vec<_>>());
     table("substrate", &s.by_substrate.iter().collect::<Vec<_>>());
+    if let Some(racy) = &s.racy_on_cpu {
+        table("racy-on-CPU", &[racy]);
+        println!(
+            "run in thread orders {:?}; a kill in any order counts; {} race witnesses (killed in some orders, not all)",
+            kmut_model::RACE_ORDERS,
+            s.race_witnesses
+        );
+    }
     if !s.original_failures.is_empty() {
         println!("\nthe original itself fails these inputs (kills there say nothing): {}", s.original_failures.join("; "));
     }
