@@ -7,6 +7,12 @@ the orchestrator records the checks it received and marks the rest as not run.
 
 Statuses: pass, fail, skip (an earlier check failed), no_gpu (needs a GPU, none visible),
 unrefereeable (fp64 only: the fp32 reference misses its own fp64 evaluation on T0_original).
+
+With `--backend cpu` (`kmut gate --backend cpu`, an author's pre-check without a GPU) the compile
+check also builds the original with kmut's CPU backend (g++), and suites, nan_fill and
+determinism run on that backend over the small suites only; their results carry
+`data["backend"] == "cpu"` and a "CPU backend:" detail, and the orchestrator never counts them
+as a GPU pass. fp64 stays no_gpu: it is an acceptance check over every suite at official sizes.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ from . import jsonlines
 CHECKS = ("import", "contract", "compile", "descriptor", "small_time", "suites", "nan_fill", "determinism", "fp64")
 GPU_CHECKS = ("suites", "nan_fill", "determinism", "fp64")
 SMALL_SUITE_LIMIT_S = 1.0
+CPU = "cpu"
+# Lines of a g++ log shown in the compile check: enough for the first errors and their context.
+CPU_LOG_HEAD_LINES = 40
 
 
 class Reporter:
@@ -82,11 +91,25 @@ def poison(buffers: list[Any], torch: Any) -> None:
             whole.fill_(-7)  # an unlikely value for an index or count
 
 
+def cpu_log_head(log: str, variant: str, path: Path, offset: int | None) -> str:
+    """The first lines of a g++ log, with `variant/<name>.cu:LINE` (the translation keeps the
+    CUDA string's lines) pointed at the candidate file's own lines where the string is in it."""
+    import re
+
+    if offset is not None:
+        log = re.sub(rf"variant/{re.escape(variant)}\.cu:(\d+)", lambda m: f"{path}:{int(m.group(1)) + offset}", log)
+        log = log.replace(f"variant/{variant}.cu", str(path))
+    lines = log.splitlines()
+    head = "\n".join(lines[:CPU_LOG_HEAD_LINES])
+    return head + (f"\n... ({len(lines) - CPU_LOG_HEAD_LINES} more lines)" if len(lines) > CPU_LOG_HEAD_LINES else "")
+
+
 class Gate:
-    def __init__(self, path: Path, arch: str, rep: Reporter):
+    def __init__(self, path: Path, arch: str, rep: Reporter, backend: str = "gpu"):
         self.path = path
         self.arch = arch
         self.rep = rep
+        self.backend = backend
 
     # --- CPU checks -------------------------------------------------------------------------
 
@@ -118,6 +141,8 @@ class Gate:
             return self.rep.skip_rest("the CUDA source did not compile")
         if not self.descriptor_check():
             return self.rep.skip_rest("the launch descriptor check failed")
+        if self.backend == CPU:
+            return self.cpu_checks()
         if not torch.cuda.is_available():
             for c in GPU_CHECKS:
                 self.rep.emit(c, "no_gpu", "needs a GPU; none is visible")
@@ -151,9 +176,37 @@ class Gate:
         self.image, self.symbols = result["image"], symbols
         self.params = {n: kernels[symbols[n]] for n in self.names}
         major, minor = result["nvrtc_version"]
-        self.rep.emit("compile", "pass", f"NVRTC {major}.{minor} {' '.join(result['options'])}: {len(result['image'])} bytes",
-                      nvrtc=f"{major}.{minor}", options=result["options"], arch=arch)
+        detail = f"NVRTC {major}.{minor} {' '.join(result['options'])}: {len(result['image'])} bytes"
+        data: dict[str, Any] = {"nvrtc": f"{major}.{minor}", "options": result["options"], "arch": arch}
+        if self.backend == CPU:
+            problem = self.cpu_build(offset if at >= 0 else None)
+            if problem:
+                self.rep.emit("compile", "fail", f"{self.path}: NVRTC compiled it ({detail}), but {problem}", backend=CPU, **data)
+                return False
+            detail += f"; CPU backend: g++ built {self.fields['name']} in {self.cpu_build_s:.1f} s"
+            data["backend"] = CPU
+        self.rep.emit("compile", "pass", detail, **data)
         return True
+
+    def cpu_build(self, offset: int | None) -> str | None:
+        """Translate and build the original for the CPU backend (variant name = the substrate's
+        name); return why it could not, or None with `self.cpu_launcher` set."""
+        from . import cpu_backend
+        from .exceptions import KmutError
+
+        name = self.fields["name"]
+        start = time.perf_counter()
+        try:
+            built = cpu_backend.build([(name, self.fields["cuda"], self.names)], jobs=1)
+        except KmutError as e:  # no compiler, an unwritable cache
+            return (f"the CPU backend could not build it: {e} (kmut gate --backend cpu needs a C++17 compiler: "
+                    "g++ on PATH, or $KMUT_CXX)")
+        self.cpu_build_s = time.perf_counter() - start
+        if name not in built.libraries:
+            log = built.failed.get(name, "no log")
+            return f"the CPU backend's g++ rejected its C++ translation (docs/cpu-backend.md):\n{cpu_log_head(log, name, self.path, offset)}"
+        self.cpu_launcher = built.launcher(name)
+        return None
 
     def descriptor_check(self) -> bool:
         from .contract import draw_inputs
@@ -199,6 +252,123 @@ class Gate:
         self.rep.emit("small_time", status, f"ref on {small.name} takes {ms:.0f} ms on the CPU (limit {limit * 1e3:.0f} ms{declared}; "
                       f"building the weights took {build_s:.2f} s once)", ms=ms, weight_build_s=build_s, limit_s=limit)
         return status == "pass"
+
+    # --- CPU backend checks (kmut gate --backend cpu) -----------------------------------------
+
+    def cpu_checks(self) -> None:
+        """suites, nan_fill and determinism on the CPU backend over the small suites, as a
+        pre-check; fp64 stays owed to the GPU."""
+        from .exceptions import KmutError
+
+        small = [s for s in self.fields["suites"] if s.small]
+        self.cpu_rows: list[dict[str, Any]] = []
+        self.cpu_failing: list[str] = []
+        self.nan_problems: list[str] = []
+        self.det_problems: list[str] = []
+        self.current = ""
+        try:
+            for s in small:
+                self.cpu_suite(s)
+        except KmutError as e:  # a launcher refused a launch, arguments that do not fit
+            self.rep.emit("suites", "fail", f"CPU backend: {self.current}: {e}", backend=CPU)
+            return self.rep.skip_rest("the small suites could not run on the CPU backend")
+        except Exception as e:  # noqa: BLE001 - foreign code
+            self.rep.emit("suites", "fail", f"CPU backend: {self.current}: {where_in(e, self.path)}: {type(e).__name__}: {e}", backend=CPU)
+            return self.rep.skip_rest("the small suites could not run on the CPU backend")
+        self.cpu_report()
+        return None
+
+    def cpu_run(self, inputs: list[Any], order: int, poison_first: bool = False) -> tuple[list[Any], Any]:
+        from .validate import parse_descriptor
+
+        torch, K, f = self.torch, self.K, self.fields
+        K.zero_init.clear()
+        steps, out = parse_descriptor(f["launch"](inputs, torch), f["level"], self.names, str(self.path), torch)
+        if poison_first:
+            poison(allocated_buffers(steps, inputs, K, torch), torch)
+        self.cpu_launcher.run(steps, torch, order)
+        return steps, out
+
+    def cpu_suite(self, s: Any) -> None:
+        """Every seed of one small suite against `ref`; the NaN-filled run and the other thread
+        orders on its first seed, as the GPU does them on each suite's first input."""
+        from .contract import draw_inputs, tau_star
+        from .cpu_backend import FORWARD
+
+        torch, K, f = self.torch, self.K, self.fields
+        tol = f.get("tolerance") or {"atol": K.DEFAULT_ATOL, "rtol": K.DEFAULT_RTOL}
+        sizes = K.sizes_for(f["dims"], s)
+        row = {"suite": s.name, "inputs": 0, "passed": 0, "max_tau": 0.0, "sizes": sizes, "seeds": list(s.seeds)}
+        self.cpu_rows.append(row)
+        for j, seed in enumerate(s.seeds):
+            self.current = f"suite {s.name} seed {seed}"
+            progress(f"CPU backend: {self.current}")
+            inputs = draw_inputs(s, seed, sizes, torch, "cpu")
+            with torch.no_grad():
+                r = f["ref"](inputs, torch)
+            steps, out = self.cpu_run(inputs, FORWARD)
+            same_shape = tuple(out.shape) == tuple(r.shape)
+            ok = same_shape and bool(torch.allclose(r, out, atol=tol["atol"], rtol=tol["rtol"]))
+            tau = tau_star(r, out) if same_shape else math.inf
+            row["inputs"] += 1
+            row["passed"] += int(ok)
+            row["max_tau"] = max(row["max_tau"], tau)
+            if not ok:
+                why = (f"allclose fails at atol={tol['atol']:g} rtol={tol['rtol']:g}, tau* {tau:.3g}" if same_shape
+                       else f"output {tuple(out.shape)} vs ref {tuple(r.shape)}, tau* inf")
+                self.cpu_failing.append(f"{self.path}: suite {s.name} seed {seed}: {why}")
+            if j == 0:
+                self.cpu_nan_fill(s.name, seed, inputs, out)
+                self.cpu_determinism(s.name, seed, inputs, steps)
+
+    def cpu_nan_fill(self, suite: str, seed: int, inputs: list[Any], out: Any) -> None:
+        """Buffers `launch` allocated start as NaN: an element a kernel never writes, or reads
+        before writing, shows (the normal run's `torch.empty` memory may hide it)."""
+        from .cpu_backend import FORWARD
+
+        torch = self.torch
+        self.current = f"NaN-filled run on suite {suite} seed {seed}"
+        steps, out2 = self.cpu_run(inputs, FORWARD, poison_first=True)
+        nan_layers = [i for i, s in enumerate(steps) if s.output.is_floating_point() and bool(torch.isnan(s.output).any())]
+        if not bitwise_equal(out2, out, torch) or nan_layers:
+            self.nan_problems.append(f"{suite} seed {seed}: " + (f"NaN left in the output of step(s) {nan_layers}" if nan_layers
+                                                                 else "the output differs from the normal run"))
+
+    def cpu_determinism(self, suite: str, seed: int, inputs: list[Any], forward: list[Any]) -> None:
+        """Blocks, warps and lanes run in reverse and in a seeded shuffle: a correct kernel's
+        every layer output is bitwise equal to the forward run's; a difference witnesses a race
+        (a missing __syncthreads or __syncwarp)."""
+        from .cpu_backend import RANDOM, REVERSE
+
+        torch = self.torch
+        for order, label in ((REVERSE, "1 (reverse)"), (RANDOM, "2 (shuffled)")):
+            self.current = f"thread order {label} on suite {suite} seed {seed}"
+            steps, _ = self.cpu_run(inputs, order)
+            differing = next((i for i, (a, b) in enumerate(zip(forward, steps)) if not bitwise_equal(a.output, b.output, torch)), None)
+            if differing is None:
+                continue
+            a, b = forward[differing].output, steps[differing].output
+            diff = (a.double() - b.double()).abs().nan_to_num(nan=math.inf).max().item()
+            self.det_problems.append(f"{suite} seed {seed}: kernel {steps[differing].kernel} (step {differing}) differs between "
+                                     f"thread orders 0 (forward) and {label} (max |diff| {diff:.3g}): a race")
+            return
+
+    def cpu_report(self) -> None:
+        rows = self.cpu_rows
+        tol = self.fields.get("tolerance") or {"atol": self.K.DEFAULT_ATOL, "rtol": self.K.DEFAULT_RTOL}
+        total, passed = sum(r["inputs"] for r in rows), sum(r["passed"] for r in rows)
+        worst = max(rows, key=lambda r: r["max_tau"])
+        detail = (f"CPU backend: {len(rows)} small suite(s), {passed}/{total} inputs pass at atol={tol['atol']:g} rtol={tol['rtol']:g}; "
+                  f"worst tau* {worst['max_tau']:.3g} ({worst['suite']})")
+        if self.cpu_failing:
+            detail += "; failing: " + "; ".join(self.cpu_failing)
+        self.rep.emit("suites", "fail" if self.cpu_failing else "pass", detail, suites=rows, backend=CPU)
+        self.rep.emit("nan_fill", "fail" if self.nan_problems else "pass",
+                      "CPU backend: " + ("; ".join(self.nan_problems) or "every element of every layer's output is written"), backend=CPU)
+        self.rep.emit("determinism", "fail" if self.det_problems else "pass",
+                      "CPU backend: " + ("; ".join(self.det_problems) or "thread orders forward, reverse and shuffled give bitwise-equal "
+                                         "outputs in every layer"), backend=CPU)
+        self.rep.emit("fp64", "no_gpu", "needs a GPU: not run with --backend cpu (it checks every suite at official sizes)")
 
     # --- GPU checks -------------------------------------------------------------------------
 
@@ -330,10 +500,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kmut._gate_worker", description=__doc__)
     parser.add_argument("path", type=Path)
     parser.add_argument("--arch", default="sm_90")
+    parser.add_argument("--backend", choices=("gpu", CPU), default="gpu",
+                        help="where suites, nan_fill and determinism run: gpu, or the CPU backend on the small suites (a pre-check)")
     args = parser.parse_args(argv)
     rep = Reporter()
     try:
-        Gate(args.path, args.arch, rep).run()
+        Gate(args.path, args.arch, rep, args.backend).run()
     except Exception:  # noqa: BLE001 - a bug in kmut itself: report it as the current check's failure
         pending = next((c for c in CHECKS if c not in rep.done), CHECKS[-1])
         rep.emit(pending, "fail", "internal error in the gate worker:\n" + traceback.format_exc())

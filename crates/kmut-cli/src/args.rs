@@ -349,4 +349,26 @@ pub struct GateArgs {
     /// Also write the full report (every check's status, detail and data) as JSON to PATH.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+
+    /// Where the numeric checks run: `gpu` (acceptance) or `cpu` (an author's pre-check).
+    ///
+    /// `gpu`, the default: every suite, the NaN fill, determinism and fp64 on a GPU; the only
+    /// way to PASS and to --accept. `cpu`: for a machine without a GPU. After import, contract,
+    /// NVRTC compile and launch, kmut's CPU backend (CUDA translated to C++ and built with g++,
+    /// or `$KMUT_CXX`) runs every seed of each small suite (`small=True`) against `ref` at the
+    /// substrate's tolerance, then the first seed again with every buffer `launch` allocated
+    /// filled with NaN, and in thread orders reverse and shuffled, which must match forward
+    /// bit for bit (a difference is a race: a missing barrier). fp64 and the GPU forward time
+    /// are not run; the best verdict is PRECHECK OK, and --accept is refused.
+    #[arg(long, value_enum, default_value_t = GateBackend::Gpu, value_name = "BACKEND")]
+    pub backend: GateBackend,
+}
+
+/// `kmut gate --backend`: where the gate's numeric checks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GateBackend {
+    /// On a GPU: every check; may accept.
+    Gpu,
+    /// On kmut's CPU backend, small suites only: a pre-check that never accepts.
+    Cpu,
 }

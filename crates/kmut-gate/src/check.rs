@@ -17,11 +17,13 @@ pub enum Check {
     Descriptor,
     /// `ref` on the small suite runs in under a second on the CPU.
     SmallTime,
-    /// Every suite input passes `allclose(ref, out)` (GPU).
+    /// Every suite input passes `allclose(ref, out)` (GPU; with `--backend cpu`, the small
+    /// suites on the CPU backend as a pre-check).
     Suites,
     /// With allocated buffers pre-filled with NaN, the output is unchanged (GPU).
     NanFill,
-    /// Two runs are bitwise identical (GPU).
+    /// Two runs are bitwise identical (GPU; on the CPU backend: thread orders forward, reverse
+    /// and shuffled).
     Determinism,
     /// The fp32 reference agrees with its fp64 evaluation (GPU).
     Fp64,
@@ -80,6 +82,27 @@ impl Status {
     }
 }
 
+/// Where the numeric checks (suites, NaN fill, determinism) run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backend {
+    /// On the GPU with NVRTC images: the only backend whose checks can accept a candidate.
+    #[default]
+    Gpu,
+    /// On kmut's CPU backend (g++, small suites only): an author's pre-check, never acceptance.
+    Cpu,
+}
+
+impl Backend {
+    /// The worker's `--backend` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Gpu => "gpu",
+            Backend::Cpu => "cpu",
+        }
+    }
+}
+
 /// One line of the worker's protocol.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckResult {
@@ -89,4 +112,21 @@ pub struct CheckResult {
     pub detail: String,
     #[serde(default)]
     pub data: serde_json::Value,
+}
+
+impl CheckResult {
+    /// Whether the worker ran this check on the CPU backend (`data.backend == "cpu"`). Such a
+    /// result is evidence for a pre-check only: it can never stand in for the GPU run.
+    pub fn ran_on_cpu(&self) -> bool {
+        self.data.get("backend").and_then(serde_json::Value::as_str) == Some(Backend::Cpu.as_str())
+    }
+
+    /// The table cell: the status, marked `cpu` when the check ran on the CPU backend.
+    pub fn cell(&self) -> String {
+        if self.ran_on_cpu() {
+            format!("cpu {}", self.status.label())
+        } else {
+            self.status.label().to_owned()
+        }
+    }
 }

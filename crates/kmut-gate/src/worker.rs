@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::check::{Check, CheckResult, Status};
+use crate::check::{Backend, Check, CheckResult, Status};
 use crate::verdict::Verdict;
 
 /// How to run a worker.
@@ -23,6 +23,8 @@ pub struct WorkerOptions {
     pub arch: String,
     /// Wall-clock limit for one candidate.
     pub timeout: Duration,
+    /// Where the numeric checks run (the worker's `--backend`).
+    pub backend: Backend,
 }
 
 /// Everything the gate learned about one candidate.
@@ -34,6 +36,8 @@ pub struct CandidateReport {
     /// The substrate's `name` field, once the contract check passed.
     pub name: Option<String>,
     pub elapsed: Duration,
+    /// The backend the numeric checks were asked to run on.
+    pub backend: Backend,
 }
 
 impl CandidateReport {
@@ -78,7 +82,7 @@ pub fn run_worker(path: &Path, options: &WorkerOptions) -> CandidateReport {
         .and_then(|v| v.as_str())
         .map(str::to_owned);
     let verdict = Verdict::classify(&results);
-    CandidateReport { path: path.to_path_buf(), results, verdict, name, elapsed: start.elapsed() }
+    CandidateReport { path: path.to_path_buf(), results, verdict, name, elapsed: start.elapsed(), backend: options.backend }
 }
 
 fn spawn_and_collect(path: &Path, options: &WorkerOptions, results: &mut Vec<CheckResult>, stray: &mut Vec<String>) -> Result<ExitStatus, String> {
@@ -86,6 +90,7 @@ fn spawn_and_collect(path: &Path, options: &WorkerOptions, results: &mut Vec<Che
         .args(["-m", "kmut._gate_worker"])
         .arg(path)
         .args(["--arch", &options.arch])
+        .args(["--backend", options.backend.as_str()])
         .env("PYTHONUNBUFFERED", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -6,16 +6,24 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use kmut_gate::{accept, render_table, run_worker, Verdict, WorkerOptions};
+use kmut_gate::{accept, render_table, run_worker, Backend, Verdict, WorkerOptions};
 
-use crate::args::GateArgs;
+use crate::args::{GateArgs, GateBackend};
 use crate::{Environment, ExitStatus};
 
 pub fn run(args: &GateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     for path in &args.paths {
         anyhow::ensure!(path.is_file(), "`{}` is not a file", path.display());
     }
-    let options = WorkerOptions { python: env.python.clone(), arch: args.arch.clone(), timeout: Duration::from_secs(args.timeout) };
+    let backend = match args.backend {
+        GateBackend::Gpu => Backend::Gpu,
+        GateBackend::Cpu => Backend::Cpu,
+    };
+    if backend == Backend::Cpu {
+        refuse_cpu_acceptance(args.accept)?;
+        find_cpu_compiler()?;
+    }
+    let options = WorkerOptions { python: env.python.clone(), arch: args.arch.clone(), timeout: Duration::from_secs(args.timeout), backend };
     let reports = gate_all(&args.paths, &options, args.jobs.max(1));
     print!("{}", render_table(&reports));
     if let Some(path) = &args.json {
@@ -40,6 +48,26 @@ pub fn run(args: &GateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     }
     let failed = reports.iter().any(|r| r.verdict.is_failure());
     Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })
+}
+
+/// The CPU backend's checks are a pre-check: a candidate is accepted only on GPU evidence, so
+/// asking for both is a mistake to stop before any work, not after minutes of checks.
+fn refuse_cpu_acceptance(accept: bool) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !accept,
+        "--accept cannot be used with --backend cpu: acceptance needs the GPU checks; run `kmut gate --accept` (without --backend cpu) on a GPU"
+    );
+    Ok(())
+}
+
+/// Every candidate would fail its compile check without a C++ compiler; say so once, up front.
+fn find_cpu_compiler() -> anyhow::Result<()> {
+    // The error's own text names the program it tried ($KMUT_CXX, else g++) and why it failed.
+    kmut_cpu::Compiler::find().map(drop).map_err(|e| {
+        anyhow::anyhow!(
+            "`kmut gate --backend cpu` builds kernels with a C++17 compiler and found none: {e}; install g++ (looked up on PATH) or set $KMUT_CXX to one"
+        )
+    })
 }
 
 /// Run every candidate's worker, `jobs` at a time; reports come back in the order given.
@@ -84,6 +112,7 @@ fn serde_json_report(reports: &[kmut_gate::CandidateReport]) -> String {
                 "path": r.path.display().to_string(),
                 "name": r.name,
                 "verdict": r.verdict.label(),
+                "backend": r.backend.as_str(),
                 "elapsed_s": r.elapsed.as_secs_f64(),
                 "checks": r.results,
             })
