@@ -129,9 +129,16 @@ pub struct RunArgs {
     /// The checking protocol whose inputs are run (`official`: `KernelBench` v0.1; `head`).
     #[arg(long, default_value = "official", value_name = "NAME")]
     pub protocol: String,
-    /// `official`: only the protocol's inputs; `all`: every suite of each substrate as well.
-    #[arg(long, default_value = "official", value_parser = ["official", "all"], value_name = "WHICH")]
+    /// `official`: only the protocol's inputs; `all`: every suite of each substrate as well;
+    /// `small`: only the small suites (what the CPU backend always runs; on a GPU, to compare
+    /// the two backends on equal inputs).
+    #[arg(long, default_value = "official", value_parser = ["official", "all", "small"], value_name = "WHICH")]
     pub suites: String,
+    /// Set aside a substrate whose original takes longer than this per input, in seconds
+    /// (default: 2 on the CPU backend, where problems with large fixed weights crawl; no limit
+    /// on a GPU). 0: no limit.
+    #[arg(long, value_name = "SECONDS")]
+    pub heavy_limit: Option<f64>,
     /// Run every mutant on every input, even after a kill (default: stop at the first kill).
     #[arg(long)]
     pub full_matrix: bool,
@@ -202,8 +209,9 @@ pub struct ScoreArgs {
     /// Score at this tolerance instead of the protocol's (atol = rtol).
     #[arg(long, value_name = "TOL")]
     pub tolerance: Option<f64>,
-    /// `official`: the protocol's inputs; `all`: every suite counts as a trial input.
-    #[arg(long, default_value = "official", value_parser = ["official", "all"], value_name = "WHICH")]
+    /// `official`: the protocol's inputs; `all`: every suite counts as a trial input; `small`:
+    /// only the small suites (the CPU backend's inputs, always used for its evaluations).
+    #[arg(long, default_value = "official", value_parser = ["official", "all", "small"], value_name = "WHICH")]
     pub suites: String,
     /// Whose evaluations to score: `gpu`, `cpu`, or `auto` (the GPU's where the store has any,
     /// else the CPU backend's).

@@ -55,6 +55,9 @@ pub struct EngineConfig {
     pub deadline: Option<Instant>,
     /// The compile target the images were built for (stored with every evaluation).
     pub target: String,
+    /// Set aside a substrate whose original takes longer than this per input (ms): the CPU
+    /// backend's limit for problems whose fixed weights make every run slow there.
+    pub max_original_ms: Option<f64>,
 }
 
 /// Progress as the engine sees it; the CLI draws it.
@@ -98,6 +101,8 @@ pub struct RunSummary {
     pub budget_spent: bool,
     /// Substrates that could not be evaluated, with the reason.
     pub failures: Vec<String>,
+    /// Substrates set aside as too slow to run here (`max_original_ms`), with why.
+    pub set_aside: Vec<String>,
     pub backend: String,
 }
 
@@ -163,6 +168,9 @@ pub struct Engine<'a> {
     /// Per substrate: the candidates of the current round (first-kill waves need them).
     round_members: Vec<Vec<usize>>,
     failed: Vec<Option<String>>,
+    /// Substrates stopped for being slow, not broken: `failed` stops them, this keeps them out
+    /// of the failures.
+    heavy: Vec<bool>,
     prep_failures: HashMap<UnitKey, usize>,
     original_ms: HashMap<UnitKey, f64>,
     slots: Vec<Slot>,
@@ -203,6 +211,7 @@ impl<'a> Engine<'a> {
             units: HashMap::new(),
             round_members: vec![Vec::new(); plans.len()],
             failed: vec![None; plans.len()],
+            heavy: vec![false; plans.len()],
             prep_failures: HashMap::new(),
             original_ms: HashMap::new(),
             slots: Vec::new(),
@@ -270,7 +279,9 @@ impl<'a> Engine<'a> {
         result?;
         self.count_decided(order);
         self.summary.elapsed = self.started.elapsed();
-        self.summary.failures = self.failed.iter().enumerate().filter_map(|(i, f)| f.as_ref().map(|f| format!("{}: {f}", self.plans[i].name))).collect();
+        let named = |(i, f): (usize, &Option<String>)| f.as_ref().map(|f| format!("{}: {f}", self.plans[i].name));
+        self.summary.failures = self.failed.iter().enumerate().filter(|(i, _)| !self.heavy[*i]).filter_map(named).collect();
+        self.summary.set_aside = self.failed.iter().enumerate().filter(|(i, _)| self.heavy[*i]).filter_map(named).collect();
         Ok(self.summary)
     }
 
@@ -739,6 +750,13 @@ impl<'a> Engine<'a> {
             prep_s: number(v.get("prep_s")),
         };
         self.store.put_baseline(&b, self.run)?;
+        if let (Some(limit), Some(ms)) = (self.config.max_original_ms, kernel_ms) {
+            if ms > limit && self.failed[unit.sub].is_none() {
+                self.heavy[unit.sub] = true;
+                self.fail_substrate(unit.sub, format!("set aside: its original takes {:.1} s per input here (limit {:.1} s)", ms / 1e3, limit / 1e3));
+                return Ok(());
+            }
+        }
         if b.tau.is_some_and(|t| t > self.config.tolerance) {
             self.reporter.note(&format!(
                 "{}: the original itself fails {} seed {} (tau* {:.3e}); kills on it mean nothing",

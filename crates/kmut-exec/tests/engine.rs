@@ -115,6 +115,7 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         round: None,
         deadline: None,
         target: TARGET.into(),
+        max_original_ms: None,
     }
 }
 
@@ -175,6 +176,21 @@ fn a_segfault_is_a_memory_fault_and_thread_orders_are_kept() {
         assert_eq!(e.killing_orders(1e-2), [1]);
     }
     assert!(store.evaluations("L1p1_x", TARGET).unwrap().iter().filter(|e| e.mutant == "survive-c").all(|e| e.orders.is_empty()));
+}
+
+#[test]
+fn a_substrate_whose_original_is_too_slow_is_set_aside_not_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "heavy_sub", &["kill-a", "survive-b"]), setup(&mut store, "L1p2_y", &["kill-c"])];
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.max_original_ms = Some(1000.0);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert!(s.failures.is_empty(), "{:?}", s.failures);
+    assert_eq!(s.set_aside.len(), 1);
+    assert!(s.set_aside[0].starts_with("heavy_sub: set aside: its original takes 5.0 s per input"), "{:?}", s.set_aside);
+    assert!(store.evaluations("heavy_sub", TARGET).unwrap().is_empty());
+    assert_eq!(store.evaluations("L1p2_y", TARGET).unwrap().len(), 1);
 }
 
 #[test]

@@ -12,10 +12,11 @@ It speaks the same protocol. What happens to a mutant is spelled by its id's pre
   die-*       exits abruptly mid-evaluation (exit code 139)
   segv-*      killed by SIGSEGV mid-evaluation (a CPU backend guard page)
   racy-*      run in the requested thread orders: killed in order 1 only
-A substrate whose name starts with `broken` fails to prepare any column. Options:
+A substrate whose name starts with `broken` fails to prepare any column; one whose name starts
+with `heavy` reports an original taking 5 s per input. Options:
   --log PATH     append every request line to PATH (tests count what was sent)
   --delay S      sleep S seconds per evaluation (tests interrupt a run midway)
-  --device, --scratch   accepted and ignored, as the engine always passes them
+  --device, --scratch, --backend   accepted and ignored (the engine passes them)
 """
 
 import argparse
@@ -30,6 +31,7 @@ parser.add_argument("--log")
 parser.add_argument("--delay", type=float, default=0.0)
 parser.add_argument("--device")
 parser.add_argument("--scratch")
+parser.add_argument("--backend")
 args = parser.parse_args()
 log = args.log
 
@@ -53,7 +55,8 @@ def main():
                 emit("error", detail="ValueError: scripted preparation failure", fatal=False)
                 continue
             column = (req["suite"], req["seed"])
-            emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, tau=0.0, max_abs=0.0, kernel_ms=1.0, canary=False, prep_s=0.01)
+            ms = 5000.0 if req["substrate"]["name"].startswith("heavy") else 1.0
+            emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, tau=0.0, max_abs=0.0, kernel_ms=ms, canary=False, prep_s=0.01)
             continue
         mid = req["mutant"]
         kind = mid.split("-")[0]

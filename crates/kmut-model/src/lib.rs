@@ -12,5 +12,5 @@ mod substrate;
 pub use backend::{cpu_fidelity, Backend, CpuFidelity, CPU_TARGET, FAST_MATH_RULES, RACE_ORDERS, WARP_RULES};
 pub use family::Family;
 pub use mutant::{apply_edits, mutant_id, Edit, LaunchTransform, Mutant, MutantKind};
-pub use protocol::{Column, Protocol};
+pub use protocol::{Column, Inputs, Protocol};
 pub use substrate::{CdivCall, LaunchStep, SubstrateDescription, SuiteDescription};

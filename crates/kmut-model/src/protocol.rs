@@ -69,13 +69,48 @@ impl Protocol {
         out
     }
 
-    /// The inputs a run on `backend` evaluates: the protocol's (and, with `all_suites`, every
-    /// suite's) on a GPU; on the CPU, the substrate's small suites, whose sizes a CPU can run.
-    /// The protocol's tolerance applies either way.
-    pub fn columns_on(&self, desc: &SubstrateDescription, all_suites: bool, backend: Backend) -> Vec<Column> {
-        match backend {
-            Backend::Gpu => self.columns(desc, all_suites),
-            Backend::Cpu => desc.suites.iter().filter(|s| s.small).flat_map(|s| s.seeds.iter().map(|&seed| Column { suite: s.name.clone(), seed })).collect(),
+    /// The columns of `inputs` for `desc`: the protocol's, every suite's, or the small suites'
+    /// (the CPU backend's, and a GPU run's when comparing the two backends on equal inputs).
+    /// The protocol's tolerance applies to each.
+    pub fn columns_for(&self, desc: &SubstrateDescription, inputs: Inputs) -> Vec<Column> {
+        match inputs {
+            Inputs::Protocol => self.columns(desc, false),
+            Inputs::All => self.columns(desc, true),
+            Inputs::Small => desc.suites.iter().filter(|s| s.small).flat_map(|s| s.seeds.iter().map(|&seed| Column { suite: s.name.clone(), seed })).collect(),
+        }
+    }
+}
+
+/// Which suites' seeds are a run's (and a score's) input columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Inputs {
+    /// The protocol's own suites (`T0_original` for `KernelBench`).
+    Protocol,
+    /// The protocol's suites, then every targeted suite.
+    All,
+    /// Only the suites marked `small`: sizes a CPU runs in well under a second.
+    Small,
+}
+
+impl Inputs {
+    /// `official` (the protocol's), `all` or `small`, as `--suites` spells them.
+    pub fn parse(text: &str) -> Result<Inputs, String> {
+        match text {
+            "official" | "protocol" => Ok(Inputs::Protocol),
+            "all" => Ok(Inputs::All),
+            "small" => Ok(Inputs::Small),
+            other => Err(format!("unknown suites `{other}`; known: official, all, small")),
+        }
+    }
+
+    /// The inputs a backend can run: the CPU backend only ever runs the small suites.
+    #[must_use]
+    pub fn on(self, backend: Backend) -> Inputs {
+        if backend == Backend::Cpu {
+            Inputs::Small
+        } else {
+            self
         }
     }
 }
@@ -116,7 +151,10 @@ mod tests {
         assert_eq!(cols(&desc, false), ["T0_original:1", "T0_original:2"]);
         assert_eq!(cols(&desc, true), ["T0_original:1", "T0_original:2", "T1_small:7", "T2_big:3"]);
         desc.suites[0].small = true;
-        let cpu: Vec<String> = p.columns_on(&desc, true, Backend::Cpu).iter().map(|c| format!("{}:{}", c.suite, c.seed)).collect();
-        assert_eq!(cpu, ["T1_small:7"]);
+        let small: Vec<String> = p.columns_for(&desc, Inputs::All.on(Backend::Cpu)).iter().map(|c| format!("{}:{}", c.suite, c.seed)).collect();
+        assert_eq!(small, ["T1_small:7"]);
+        assert_eq!(p.columns_for(&desc, Inputs::All.on(Backend::Gpu)).len(), 4);
+        assert_eq!(Inputs::parse("official"), Ok(Inputs::Protocol));
+        assert!(Inputs::parse("big").unwrap_err().contains("official, all, small"));
     }
 }

@@ -9,7 +9,7 @@ mod estimate;
 
 use std::collections::{BTreeMap, HashMap};
 
-use kmut_model::{cpu_fidelity, Backend, Column, CpuFidelity, Family, Protocol, CPU_TARGET};
+use kmut_model::{cpu_fidelity, Backend, Column, CpuFidelity, Family, Inputs, Protocol, CPU_TARGET};
 use kmut_store::{Evaluation, Store};
 use serde::Serialize;
 
@@ -100,7 +100,8 @@ pub struct Score {
     pub protocol: String,
     pub title: String,
     pub tolerance: f64,
-    pub all_suites: bool,
+    /// The input columns scored (the CPU backend's are always the small suites).
+    pub inputs: Inputs,
     pub substrates: usize,
     /// generated, stillborn, equivalent, duplicate, live
     pub classes: [usize; 5],
@@ -186,7 +187,8 @@ pub fn default_backend(store: &Store) -> Result<Backend, ScoreError> {
 /// Score `substrates` (all in the store when empty) under `protocol` at `tolerance`, from the
 /// evaluations `backend` stored. On the CPU backend the inputs are the small suites, and mutants
 /// whose CPU verdict does not stand for a GPU's are set apart (`kmut_model::cpu_fidelity`).
-pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, tolerance: f64, all_suites: bool, backend: Backend) -> Result<Score, ScoreError> {
+pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, tolerance: f64, inputs: Inputs, backend: Backend) -> Result<Score, ScoreError> {
+    let inputs = inputs.on(backend);
     let descs: Vec<_> = store.substrates()?.into_iter().filter(|d| substrates.is_empty() || substrates.contains(&d.name)).collect();
     let mut overall = Group::named("all");
     let mut by_family: BTreeMap<Family, Group> = BTreeMap::new();
@@ -202,7 +204,7 @@ pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, toleranc
             continue;
         };
         scored += 1;
-        let columns = protocol.columns_on(d, all_suites, backend);
+        let columns = protocol.columns_for(d, inputs);
         let evaluated_on = backend.evaluation_target(&target);
         let mutants = store.mutants(&d.name)?;
         let class_of = store.classes(&d.name, &target)?;
@@ -260,7 +262,7 @@ pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, toleranc
         protocol: protocol.name.clone(),
         title: protocol.title.clone(),
         tolerance,
-        all_suites,
+        inputs,
         substrates: scored,
         classes,
         backends: backends.into_iter().collect(),

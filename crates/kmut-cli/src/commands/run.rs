@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use kmut_compile::{source_key, Scopes};
 use kmut_exec::engine::Progress;
 use kmut_exec::{stratified_order, Candidate, Engine, EngineConfig, Reporter, RunSummary, SubstratePlan};
-use kmut_model::{cpu_fidelity, Backend, CpuFidelity, MutantKind, Protocol, RACE_ORDERS};
+use kmut_model::{cpu_fidelity, Backend, CpuFidelity, Inputs, MutantKind, Protocol, RACE_ORDERS};
 
 use crate::args::RunArgs;
 use crate::commands::compile::{compile_substrates, interrupt_flag, Compiled};
@@ -43,9 +43,9 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         eprintln!("interrupted while compiling: the results so far are stored; run the same command again to resume");
         return Ok(ExitStatus::Interrupted);
     }
-    let all_suites = args.suites == "all";
+    let inputs = Inputs::parse(&args.suites).map_err(anyhow::Error::msg)?.on(backend);
     let (plans, order) = match backend {
-        Backend::Gpu => plan(&compiled, &protocol, all_suites, args.seed, args.sample)?,
+        Backend::Gpu => plan(&compiled, &protocol, inputs, args.seed, args.sample)?,
         Backend::Cpu => plan_cpu(&compiled, &protocol, args.seed, args.sample, &interrupt)?,
     };
     let (scratch, own_scratch) = scratch_dir(args.scratch.as_deref())?;
@@ -72,6 +72,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         round: budget.map(|_| (64 * devices.len() * workers).max(4 * plans.len())),
         deadline: budget.map(|b| Instant::now() + b),
         target: backend.evaluation_target(&compiled.target),
+        max_original_ms: heavy_limit(args.heavy_limit, backend),
     };
     announce(args, backend, &plans, order.len(), devices.len(), workers, &log);
     let run_id = compiled.store.begin_run(&format!("run --protocol {}", protocol.name), "", &compiled.target)?;
@@ -94,7 +95,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     compiled.store.finish_run(run_id, if summary.interrupted { "interrupted" } else { "done" })?;
     print_summary(&summary);
     let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
-    let score = kmut_score::score(&compiled.store, &names, &protocol, protocol.tolerance(), all_suites, backend)?;
+    let score = kmut_score::score(&compiled.store, &names, &protocol, protocol.tolerance(), inputs, backend)?;
     println!();
     super::score::print(&score);
     if summary.interrupted {
@@ -110,10 +111,10 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
 /// The run's opening line: what runs, on which inputs, where.
 fn announce(args: &RunArgs, backend: Backend, plans: &[SubstratePlan], mutants: usize, devices: usize, workers: usize, log: &Path) {
     let columns: usize = plans.iter().map(|p| p.columns.len()).sum();
-    let inputs = match backend {
-        Backend::Cpu => "the small suites",
-        Backend::Gpu if args.suites == "all" => "protocol and targeted suites",
-        Backend::Gpu => "the protocol's",
+    let inputs = match Inputs::parse(&args.suites).map(|i| i.on(backend)) {
+        Ok(Inputs::Small) => "the small suites",
+        Ok(Inputs::All) => "protocol and targeted suites",
+        _ => "the protocol's",
     };
     let machines = match backend {
         Backend::Gpu => format!("{devices} GPU(s) x {workers} workers"),
@@ -126,6 +127,16 @@ fn announce(args: &RunArgs, backend: Backend, plans: &[SubstratePlan], mutants: 
         if args.full_matrix { "full matrix" } else { "first kill" },
         log.display()
     );
+}
+
+/// The per-input time past which a substrate is set aside, in ms: `--heavy-limit`, else 2 s on
+/// the CPU backend (large fixed weights take tens of seconds per run there) and none on a GPU.
+fn heavy_limit(given: Option<f64>, backend: Backend) -> Option<f64> {
+    match (given, backend) {
+        (Some(s), _) if s > 0.0 => Some(s * 1e3),
+        (Some(_), _) | (None, Backend::Gpu) => None,
+        (None, Backend::Cpu) => Some(2000.0),
+    }
 }
 
 /// Every GPU the driver shows, or an error saying why there is none.
@@ -142,7 +153,7 @@ type Order = Vec<(usize, usize)>;
 
 /// Each substrate's columns, original image and live candidates (of `sample`, when given:
 /// only their images need to be in the cache).
-fn plan(compiled: &Compiled, protocol: &Protocol, all_suites: bool, seed: u64, sample: Option<usize>) -> anyhow::Result<(Vec<SubstratePlan>, Order)> {
+fn plan(compiled: &Compiled, protocol: &Protocol, inputs: Inputs, seed: u64, sample: Option<usize>) -> anyhow::Result<(Vec<SubstratePlan>, Order)> {
     let cache = compiled.cache.as_ref().context("a run needs the image cache")?;
     let mut plans = Vec::new();
     let mut originals = Vec::new();
@@ -199,7 +210,7 @@ fn plan(compiled: &Compiled, protocol: &Protocol, all_suites: bool, seed: u64, s
             original_image: cache.image_path(&source_key(&original_source, &compiled.target)),
             symbols: BTreeMap::new(),
             original_variant: None,
-            columns: protocol.columns(desc, all_suites),
+            columns: protocol.columns_for(desc, inputs),
             candidates,
         });
         originals.push(original_source);
@@ -222,8 +233,9 @@ fn plan(compiled: &Compiled, protocol: &Protocol, all_suites: bool, seed: u64, s
 }
 
 /// The CPU backend's plan: each substrate's small-suite columns, its original and the chosen
-/// mutants built as CPU variants (g++, many per library). Equivalent-on-CPU mutants are not
-/// run; racy-on-CPU ones run in every order of `RACE_ORDERS`. A mutant g++ cannot build is left
+/// mutants built as CPU variants (g++, many per library). The order is a GPU run's with the
+/// equivalent-on-CPU mutants taken out, so the same seed and sample give the same mutants on
+/// both backends; racy-on-CPU ones run in every order of `RACE_ORDERS`. A mutant g++ cannot build is left
 /// out of the run (it stays undetermined) and said so.
 fn plan_cpu(
     compiled: &Compiled,
@@ -234,43 +246,22 @@ fn plan_cpu(
 ) -> anyhow::Result<(Vec<SubstratePlan>, Order)> {
     let mut plans = Vec::new();
     let mut variants: Vec<kmut_cpu::Variant> = Vec::new();
-    let mut equivalent = 0;
+    let mut equivalent = std::collections::HashSet::new();
     for (desc, mutants) in &compiled.substrates {
         let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
         let all = scopes.all();
         let original = variant(scopes.original_source(&desc.cuda, &all), &all);
         let classes = compiled.store.classes(&desc.name, &compiled.target)?;
-        let mut candidates = Vec::new();
-        for m in mutants.iter().filter(|m| classes.get(&m.id).is_some_and(|c| c.class == "live")) {
-            let fidelity = cpu_fidelity(m.family, &m.rule);
-            if fidelity == CpuFidelity::EquivalentOnCpu {
-                equivalent += 1;
-                continue;
+        let live: Vec<&kmut_model::Mutant> = mutants.iter().filter(|m| classes.get(&m.id).is_some_and(|c| c.class == "live")).collect();
+        let (candidates, mine) = cpu_candidates(&scopes, desc, &live, &original.name);
+        for (i, c) in candidates.iter().enumerate() {
+            if c.image_id.is_empty() {
+                // Equivalent on the CPU: kept in the plan so the sampling order is the GPU's;
+                // taken out of it below.
+                equivalent.insert((plans.len(), i));
             }
-            let orders = if fidelity == CpuFidelity::RacyOnCpu { RACE_ORDERS.to_vec() } else { vec![] };
-            let candidate = match &m.mutation {
-                MutantKind::Launch { transform } => Candidate {
-                    id: m.id.clone(),
-                    family: m.family,
-                    image: None,
-                    image_id: format!("launch:cpu:{}", original.name),
-                    scope: all.clone(),
-                    transform: Some(transform.clone()),
-                    variant: None,
-                    orders,
-                },
-                MutantKind::Source { .. } => {
-                    let (scope, source) = scopes.mutant_source(&desc.cuda, m).expect("a source mutant");
-                    let v = variant(source, &scope);
-                    let image_id = format!("cpu:{}", v.name);
-                    let c =
-                        Candidate { id: m.id.clone(), family: m.family, image: None, image_id, scope, transform: None, variant: Some(v.name.clone()), orders };
-                    variants.push(v);
-                    c
-                }
-            };
-            candidates.push(candidate);
         }
+        variants.extend(mine);
         plans.push(SubstratePlan {
             name: desc.name.clone(),
             level: desc.level,
@@ -278,15 +269,18 @@ fn plan_cpu(
             original_image: PathBuf::new(),
             symbols: BTreeMap::new(),
             original_variant: Some(original.name.clone()),
-            columns: protocol.columns_on(desc, false, Backend::Cpu),
+            columns: protocol.columns_for(desc, Inputs::Small),
             candidates,
         });
         variants.push(original);
     }
-    if equivalent > 0 {
-        eprintln!("run: {equivalent} fast-math mutants are equivalent on the CPU (its intrinsics are the accurate functions) and are not run");
-    }
+    // The same stratified order (and sample) as a GPU run, less the equivalent-on-CPU mutants.
     let mut order = order(&plans, seed, sample);
+    let sampled = order.len();
+    order.retain(|at| !equivalent.contains(at));
+    if order.len() < sampled {
+        eprintln!("run: {} fast-math mutants are equivalent on the CPU (its intrinsics are the accurate functions) and are not run", sampled - order.len());
+    }
     // Build only what runs: the originals and the chosen mutants, each distinct source once.
     let chosen: std::collections::HashSet<&str> = plans
         .iter()
@@ -332,6 +326,43 @@ fn plan_cpu(
         );
     }
     Ok((plans, order))
+}
+
+/// One substrate's live mutants as CPU candidates, and the variants to build for them. An
+/// equivalent-on-CPU mutant gets a placeholder with an empty `image_id` (it never runs).
+fn cpu_candidates(
+    scopes: &Scopes,
+    desc: &kmut_model::SubstrateDescription,
+    live: &[&kmut_model::Mutant],
+    original: &str,
+) -> (Vec<Candidate>, Vec<kmut_cpu::Variant>) {
+    let all = scopes.all();
+    let mut candidates = Vec::new();
+    let mut variants = Vec::new();
+    for m in live {
+        let fidelity = cpu_fidelity(m.family, &m.rule);
+        let orders = if fidelity == CpuFidelity::RacyOnCpu { RACE_ORDERS.to_vec() } else { vec![] };
+        let mut c =
+            Candidate { id: m.id.clone(), family: m.family, image: None, image_id: String::new(), scope: vec![], transform: None, variant: None, orders };
+        match &m.mutation {
+            _ if fidelity == CpuFidelity::EquivalentOnCpu => {}
+            MutantKind::Launch { transform } => {
+                c.image_id = format!("launch:cpu:{original}");
+                c.scope.clone_from(&all);
+                c.transform = Some(transform.clone());
+            }
+            MutantKind::Source { .. } => {
+                let (scope, source) = scopes.mutant_source(&desc.cuda, m).expect("a source mutant");
+                let v = variant(source, &scope);
+                c.image_id = format!("cpu:{}", v.name);
+                c.scope = scope;
+                c.variant = Some(v.name.clone());
+                variants.push(v);
+            }
+        }
+        candidates.push(c);
+    }
+    (candidates, variants)
 }
 
 /// A CPU variant named by a hash of its source and kernels: identical mutants share one.
@@ -457,6 +488,9 @@ fn print_summary(s: &RunSummary) {
         s.total,
         if s.backend.is_empty() { "no backend" } else { &s.backend }
     );
+    for a in &s.set_aside {
+        eprintln!("run: {a}; run it on a GPU");
+    }
     if s.budget_spent {
         eprintln!("run: the time budget is spent; the evaluated mutants form a stratified sample");
     }

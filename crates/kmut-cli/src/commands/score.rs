@@ -1,6 +1,6 @@
 //! `kmut score`: miss rates under a protocol from the stored evaluations.
 
-use kmut_model::{Backend, Protocol};
+use kmut_model::{Backend, Inputs, Protocol};
 use kmut_score::{Estimate, Group, Score};
 use kmut_store::Store;
 
@@ -19,7 +19,8 @@ pub fn run(args: &ScoreArgs) -> anyhow::Result<ExitStatus> {
         "auto" => kmut_score::default_backend(&store)?,
         other => Backend::parse(other).map_err(anyhow::Error::msg)?,
     };
-    let scored = kmut_score::score(&store, &args.substrates, &protocol, tolerance, args.suites == "all", backend)?;
+    let inputs = Inputs::parse(&args.suites).map_err(anyhow::Error::msg)?;
+    let scored = kmut_score::score(&store, &args.substrates, &protocol, tolerance, inputs, backend)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&scored)?);
     } else {
@@ -59,10 +60,11 @@ const HEADER: [&str; 9] = ["", "live", "evaluated", "killed", "survived", "miss 
 
 /// The score as tables on stdout.
 pub fn print(s: &Score) {
-    let inputs = match s.backend {
-        Backend::Cpu => "the small suites (CPU backend: not the protocol's official sizes)",
-        Backend::Gpu if s.all_suites => "the protocol's inputs and every targeted suite",
-        Backend::Gpu => "the protocol's inputs",
+    let inputs = match (s.backend, s.inputs) {
+        (Backend::Cpu, _) => "the small suites (CPU backend: not the protocol's official sizes)",
+        (Backend::Gpu, Inputs::Small) => "the small suites (not the protocol's official sizes)",
+        (Backend::Gpu, Inputs::All) => "the protocol's inputs and every targeted suite",
+        (Backend::Gpu, Inputs::Protocol) => "the protocol's inputs",
     };
     println!(
         "protocol {} ({}): allclose at atol = rtol = {:e} on {inputs}; backend {}",
