@@ -41,8 +41,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
-@pytest.fixture
-def kmut_cmd() -> list[str]:
+def kmut_command() -> list[str]:
     """The installed `kmut` command, or `python -m kmut` beside this interpreter."""
     exe = shutil.which("kmut")
     return [exe] if exe else [sys.executable, "-m", "kmut"]
+
+
+@pytest.fixture
+def kmut_cmd() -> list[str]:
+    return kmut_command()
