@@ -10,7 +10,7 @@ export PYTHONPATH=/tmp/kmut-site:$PWD PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' | tee -a "$OUT/device.txt"
 if [ "${SKIP_PYTEST:-0}" != 1 ]; then
-  python3 -m pytest -q -p no:cacheprovider tests/python -m gpu 2>&1 | tee "$OUT/pytest-gpu.log"
+  python3 -m pytest -q -p no:cacheprovider ${PYTEST_PATHS:-tests/python} -m gpu 2>&1 | tee "$OUT/pytest-gpu.log"
 fi
 # BENCH=1: the compile and generation benchmarks on this machine's cores (docs/performance.md).
 if [ "${BENCH:-0}" = 1 ]; then
@@ -62,6 +62,26 @@ if [ "${BENCH_RUN:-0}" = 1 ]; then
       --spare-workers "$spares" 2>&1 >/dev/null | grep -E "^run: [0-9]" | tee "$OUT/bench-run-spares-$spares.txt"
     echo "spare workers $spares: $(python3 -c "import sys,time; print(f'{time.time()-float(sys.argv[1]):.1f}')" "$start") s in all" | tee -a "$OUT/bench-run-spares-$spares.txt"
   done
+fi
+# AGREE=1: the CPU backend against the GPU on the same stratified sample (AGREE_SAMPLE, seed 1),
+# full matrix on the small suites, both runs side by side for AGREE_BUDGET each; then `kmut
+# agree` per family and the CPU run's score (docs/cpu-backend.md).
+if [ "${AGREE:-0}" = 1 ]; then
+  export KMUT_NO_PROGRESS=1 KMUT_CACHE_DIR=/tmp/kmut-cache
+  { command -v g++ && g++ --version | head -n 1; nproc; } | tee -a "$OUT/device.txt"
+  for s in gpu cpu; do cp .device/run.sqlite "/tmp/$s.sqlite"; done
+  n=${AGREE_SAMPLE:-1500}; budget=${AGREE_BUDGET:-5m}
+  timeout -s INT 500 python3 -m kmut run --backend cpu --sample "$n" --seed 1 --full-matrix --cpu-workers "${AGREE_CPU_WORKERS:-11}" \
+    --store /tmp/cpu.sqlite --budget "$budget" > "$OUT/cpu-run.txt" 2> "$OUT/cpu-run.err" &
+  cpu=$!
+  timeout -s INT 500 python3 -m kmut run --suites small --sample "$n" --seed 1 --full-matrix --workers-per-gpu "${AGREE_GPU_WORKERS:-3}" \
+    --store /tmp/gpu.sqlite --budget "$budget" > "$OUT/gpu-run.txt" 2> "$OUT/gpu-run.err" &
+  gpu=$!
+  wait "$cpu"; echo "cpu run exit: $?"; wait "$gpu"; echo "gpu run exit: $?"
+  grep -h "^run:" "$OUT/cpu-run.err" "$OUT/gpu-run.err"
+  python3 -m kmut agree --store /tmp/gpu.sqlite --cpu-store /tmp/cpu.sqlite | tee "$OUT/agree.txt"
+  python3 -m kmut agree --store /tmp/gpu.sqlite --cpu-store /tmp/cpu.sqlite --json > "$OUT/agree.json"
+  python3 -m kmut score --store /tmp/cpu.sqlite > "$OUT/score-cpu.txt"; head -n 30 "$OUT/score-cpu.txt"; tail -n 4 "$OUT/score-cpu.txt"
 fi
 [ "${SKIP_GATE:-0}" = 1 ] && exit 0
 # With paths: gate them with --accept. Without: re-gate everything accepted.

@@ -92,11 +92,17 @@ pub enum Command {
     /// score` then reports confidence intervals. Results are stored as they arrive: after
     /// Ctrl-C or kill -9, run the same command to resume.
     ///
+    /// Without a GPU, --backend cpu runs the same engine on kmut's CPU backend: kernels
+    /// translated to C++ and built with g++, on each substrate's small suites, one worker per
+    /// core. Fast-math mutants are equivalent there and not run; synchronisation and warp
+    /// mutants run in three thread orders and are scored apart (docs/cpu-backend.md).
+    ///
     /// Examples:
     ///   kmut run                                         # every substrates/accepted/*.py
     ///   kmut run substrates/accepted/L1p23_softmax.py --suites all --full-matrix
     ///   kmut run --sample 500 --seed 1 --workers-per-gpu 3
     ///   kmut run --budget 8m
+    ///   kmut run --backend cpu --sample 300             # no GPU needed
     #[command(verbatim_doc_comment)]
     Run(Box<RunArgs>),
 
@@ -115,6 +121,20 @@ pub enum Command {
     ///   kmut score --suites all --json
     #[command(verbatim_doc_comment)]
     Score(ScoreArgs),
+
+    /// Compare the CPU backend's verdicts with a GPU's on the same mutants and inputs, by family.
+    ///
+    /// Run the same sample on both, on equal inputs and every cell: `kmut run --backend cpu
+    /// --sample N --seed S --full-matrix` and, on a GPU, `kmut run --suites small --sample N
+    /// --seed S --full-matrix`. Only (mutant, input) cells present on both count; a mutant is
+    /// killed on a backend when any shared cell kills it at the tolerance. Racy-on-CPU mutants
+    /// (synchronisation and warp) are reported apart from the GPU-comparable figure.
+    ///
+    /// Examples:
+    ///   kmut agree --store gpu.sqlite --cpu-store cpu.sqlite
+    ///   kmut agree --store both.sqlite --json
+    #[command(verbatim_doc_comment)]
+    Agree(AgreeArgs),
 
     /// Benchmarks of kmut's own stages.
     #[command(subcommand)]
@@ -142,8 +162,9 @@ pub struct RunArgs {
     /// Run every mutant on every input, even after a kill (default: stop at the first kill).
     #[arg(long)]
     pub full_matrix: bool,
-    /// Evaluate a stratified sample of N live mutants (by substrate and family).
-    #[arg(long, value_name = "N", conflicts_with = "budget")]
+    /// Evaluate a stratified sample of N live mutants (by substrate and family); with
+    /// --budget, stop when either is reached.
+    #[arg(long, value_name = "N")]
     pub sample: Option<usize>,
     /// Evaluate a stratified sample for this long (e.g. 90s, 8m, 1h), then stop.
     #[arg(long, value_name = "DURATION")]
@@ -223,6 +244,25 @@ pub struct ScoreArgs {
     /// The store (`SQLite`); default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AgreeArgs {
+    /// The store holding the GPU evaluations; default `$KMUT_STORE` or `kmut.sqlite`.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    /// The store holding the CPU backend's evaluations; default: the same store.
+    #[arg(long, value_name = "PATH")]
+    pub cpu_store: Option<PathBuf>,
+    /// The protocol whose tolerance decides a kill.
+    #[arg(long, default_value = "official", value_name = "NAME")]
+    pub protocol: String,
+    /// Decide kills at this tolerance instead (atol = rtol).
+    #[arg(long, value_name = "TOL")]
+    pub tolerance: Option<f64>,
+    /// Print the agreement as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -5,6 +5,7 @@
 //! a shape mismatch or `tau* > tolerance` on any of the protocol's inputs. So `KernelBench` HEAD's
 //! 1e-4 is scored from the same evaluations as v0.1's 1e-2.
 
+mod agreement;
 mod estimate;
 
 use std::collections::{BTreeMap, HashMap};
@@ -13,6 +14,7 @@ use kmut_model::{cpu_fidelity, Backend, Column, CpuFidelity, Family, Inputs, Pro
 use kmut_store::{Evaluation, Store};
 use serde::Serialize;
 
+pub use agreement::{agreement, Agreement, AgreementRow};
 pub use estimate::{miss_rate, Estimate, Stratum};
 
 #[derive(Debug, thiserror::Error)]

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod agree;
 mod bench;
 mod compile;
 mod gate;
@@ -19,6 +20,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Compile(args) => compile::run(&args, env),
         Command::Run(args) => run::run(&args, env),
         Command::Score(args) => score::run(&args),
+        Command::Agree(args) => agree::run(&args),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
     }
