@@ -321,6 +321,11 @@ class Worker:
     def substrate(self, spec: dict[str, Any]) -> dict[str, Any]:
         name = spec["name"]
         if name not in self.substrates:
+            if self.cpu:
+                # CPU workers run one per core: each keeping every substrate's fixed weights
+                # (gigabytes for the large MLPs) ran a 16-core host out of memory. Keep one.
+                self.substrates.clear()
+                self.column = None
             from . import loader
             from .bridge import Launcher
             from .validate import kernel_names

@@ -380,6 +380,9 @@ impl<'a> Engine<'a> {
     }
 
     fn fail_substrate(&mut self, sub: usize, why: String) {
+        if self.failed[sub].is_some() {
+            return; // a second column of it failing (or in flight) says nothing new
+        }
         self.reporter.note(&format!("{}: {why}; its remaining mutants are skipped", self.plans[sub].name));
         self.failed[sub] = Some(why);
         let keys: Vec<UnitKey> = self.units.keys().copied().filter(|k| k.sub == sub).collect();
@@ -486,10 +489,14 @@ impl<'a> Engine<'a> {
             Some(k) if self.units.get(&k).is_some_and(|u| !u.pending.is_empty()) => k,
             _ => {
                 let on = |k: &UnitKey| self.slots.iter().filter(|s| s.prepared == Some(*k)).count();
+                // A unit another worker is preparing waits for its report: it may set the
+                // substrate aside (too slow here), and a second worker would pay the same
+                // preparation (and, on the CPU, hold the same weights) for nothing.
+                let preparing = |k: &UnitKey| self.slots.iter().any(|s| matches!(s.state, SlotState::Preparing { unit, .. } if unit == *k));
                 let Some(k) = self
                     .units
                     .iter()
-                    .filter(|(_, u)| !u.pending.is_empty())
+                    .filter(|(k, u)| !u.pending.is_empty() && !preparing(k))
                     .max_by(|(a, ua), (b, ub)| {
                         (ua.pending.len() * 1000 / (on(a) + 1)).cmp(&(ub.pending.len() * 1000 / (on(b) + 1))).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col))
                     })
