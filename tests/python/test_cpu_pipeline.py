@@ -101,6 +101,8 @@ def test_the_score_adds_up_and_sets_racy_mutants_apart(kmut_cmd, pipeline):
         if orders:
             assert [o for o, _ in json.loads(orders)] == [0, 1, 2]
     assert racy["evaluated"] > 0, "the sample holds synchronisation mutants (softmax's barriers)"
+    # Every kill of a racy-on-CPU mutant is a race witness; order-dependent ones are among them.
+    assert s["race_witnesses"] == racy["killed"] and s["order_dependent"] <= s["race_witnesses"]
     assert s["overall"]["killed"] > 0 and s["overall"]["survived"] > 0
     # Stored verdicts agree with the score: a mutant is killed iff some small input kills it.
     with sqlite3.connect(store) as db:

@@ -187,9 +187,10 @@ pub struct RunArgs {
     /// Worker processes per GPU.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub workers_per_gpu: usize,
-    /// Started workers kept ready per GPU to replace one lost to a crash or hang at once.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub spare_workers: usize,
+    /// Started workers kept ready per GPU to replace one lost to a crash or hang at once
+    /// (default 1; on the CPU backend one per four workers, as memory faults end workers often).
+    #[arg(long, value_name = "N")]
+    pub spare_workers: Option<usize>,
     /// Watchdog: an evaluation may take this many times the original's kernel time ...
     #[arg(long, default_value_t = 20.0, value_name = "X")]
     pub timeout_factor: f64,

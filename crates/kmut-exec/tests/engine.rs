@@ -172,7 +172,7 @@ fn a_segfault_is_a_memory_fault_and_thread_orders_are_kept() {
     assert_eq!(racy.len(), 3);
     for e in &racy {
         assert_eq!(e.orders, [(0, Some(1e-6)), (1, Some(0.5)), (2, Some(1e-6))]);
-        assert!(e.kills_at(1e-2) && e.race_witness(1e-2));
+        assert!(e.kills_at(1e-2) && e.order_dependent(1e-2));
         assert_eq!(e.killing_orders(1e-2), [1]);
     }
     assert!(store.evaluations("L1p1_x", TARGET).unwrap().iter().filter(|e| e.mutant == "survive-c").all(|e| e.orders.is_empty()));

@@ -116,8 +116,11 @@ pub struct Score {
     /// CPU backend: synchronisation and warp mutants, run in several thread orders and kept
     /// out of the tables above (which stay comparable with a GPU's).
     pub racy_on_cpu: Option<Group>,
-    /// Racy-on-CPU mutants killed in some thread orders and not in others.
+    /// Racy-on-CPU mutants killed in any thread order: each kill is recorded as a race witness
+    /// (evidence of a race on the CPU's schedule, not a GPU-comparable verdict).
     pub race_witnesses: usize,
+    /// ... of which killed in some orders and not others: the verdict depends on the schedule.
+    pub order_dependent: usize,
     /// Some live mutant has no settled verdict: the rates are estimates from a sample.
     pub sampled: bool,
     pub overall: Group,
@@ -156,11 +159,12 @@ struct CpuApart {
     equivalent: usize,
     racy: Group,
     witnesses: usize,
+    order_dependent: usize,
 }
 
 impl Default for CpuApart {
     fn default() -> CpuApart {
-        CpuApart { equivalent: 0, racy: Group::named("racy-on-CPU"), witnesses: 0 }
+        CpuApart { equivalent: 0, racy: Group::named("racy-on-CPU"), witnesses: 0, order_dependent: 0 }
     }
 }
 
@@ -171,7 +175,8 @@ impl CpuApart {
             CpuFidelity::EquivalentOnCpu => self.equivalent += 1,
             CpuFidelity::RacyOnCpu => {
                 self.racy.add(substrate, m.family, v, canary);
-                self.witnesses += usize::from(evals.iter().any(|e| e.race_witness(tolerance)));
+                self.witnesses += usize::from(matches!(v, Verdict::KilledByValue | Verdict::KilledByCrash(_) | Verdict::KilledByTimeout));
+                self.order_dependent += usize::from(evals.iter().any(|e| e.order_dependent(tolerance)));
             }
             CpuFidelity::Comparable => return false,
         }
@@ -271,6 +276,7 @@ pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, toleranc
         backend,
         equivalent_on_cpu: apart.equivalent,
         race_witnesses: apart.witnesses,
+        order_dependent: apart.order_dependent,
         racy_on_cpu: (backend == Backend::Cpu).then_some(apart.racy),
         sampled,
         overall,

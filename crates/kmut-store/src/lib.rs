@@ -115,8 +115,9 @@ impl Evaluation {
         self.orders.iter().filter(|(_, tau)| !matches!(tau, Some(t) if *t <= tol)).map(|(o, _)| *o).collect()
     }
 
-    /// A race witness: run in several thread orders, killed in some and not in others.
-    pub fn race_witness(&self, tol: f64) -> bool {
+    /// Run in several thread orders and killed in some, not all: the verdict depends on the
+    /// schedule (the strongest kind of race witness).
+    pub fn order_dependent(&self, tol: f64) -> bool {
         let killing = self.killing_orders(tol).len();
         killing > 0 && killing < self.orders.len()
     }

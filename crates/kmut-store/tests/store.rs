@@ -131,9 +131,9 @@ fn evaluations_keep_their_thread_orders_and_each_backend_its_own_target() {
     assert_eq!(cpu.len(), 2);
     assert_eq!(cpu[0], racy);
     assert_eq!(cpu[0].killing_orders(1e-2), [1, 2]);
-    assert!(cpu[0].race_witness(1e-2));
+    assert!(cpu[0].order_dependent(1e-2));
     assert!(cpu[0].kills_at(1e-2));
-    assert!(!cpu[1].race_witness(1e-2), "a single run is no race witness");
+    assert!(!cpu[1].order_dependent(1e-2), "a single run does not depend on the order");
     assert_eq!(store.evaluations("L1p1_x", "t").unwrap(), vec![gpu]);
 }
 

@@ -59,7 +59,10 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         worker_command,
         devices: devices.clone(),
         workers_per_device: workers,
-        spares_per_device: args.spare_workers,
+        spares_per_device: args.spare_workers.unwrap_or(match backend {
+            Backend::Gpu => 1,
+            Backend::Cpu => (workers / 4).max(1),
+        }),
         scratch: Some(scratch.clone()),
         log: log.clone(),
         first_kill: !args.full_matrix,

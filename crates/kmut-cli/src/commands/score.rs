@@ -96,9 +96,10 @@ pub fn print(s: &Score) {
     if let Some(racy) = &s.racy_on_cpu {
         table("racy-on-CPU", &[racy]);
         println!(
-            "run in thread orders {:?}; a kill in any order counts; {} race witnesses (killed in some orders, not all)",
+            "run in thread orders {:?}; a kill in any order is a race witness: {} race witnesses, {} of them order-dependent (killed in some orders, not all)",
             kmut_model::RACE_ORDERS,
-            s.race_witnesses
+            s.race_witnesses,
+            s.order_dependent
         );
     }
     if !s.original_failures.is_empty() {
