@@ -472,6 +472,10 @@ class Worker:
             differs = result["canary"] or not result["shape_ok"] or result["tau"] > col.get("original_tau", 0.0)
             del by_kernel, runs
             result["inputs_restored"] = self.restore_if_damaged() if differs and req["eval"] >= 0 else False
+            if self.cpu and result["canary"] and req["eval"] >= 0:
+                # A write that reached a canary may have reached further, into memory nothing
+                # guards (weights, Python's heap): the next mutant gets a fresh process.
+                result["fatal"] = True
         except CudaError as e:
             result.update(crash=e.name or "CUDA_ERROR", detail=str(e))
             result["fatal"] = not self.context_alive()
