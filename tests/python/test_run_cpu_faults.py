@@ -39,3 +39,22 @@ def test_hang_out_of_bounds_read_and_write_on_the_cpu_backend(kmut_cmd, tmp_path
     assert all(r[4].startswith("cpu:") for rs in by_rule.values() for r in rs)
     assert evaluated == live
     assert "workers replaced" in out.stderr
+
+
+def test_a_substrate_too_slow_for_the_cpu_is_set_aside_then_remembered(kmut_cmd, tmp_path):
+    store = tmp_path / "s.sqlite"
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    cmd = [*kmut_cmd, "run", DEMO, "--backend", "cpu", "--store", str(store), "--cache", str(tmp_path / "cache"), "--cpu-workers", "1",
+           "--rules", "arith-*", "--heavy-limit", "0.000001"]
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, check=False)
+    # Set aside is not a failure: the run succeeds, says why, and evaluates nothing of it.
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert "set aside: its original takes" in first.stderr and "run it on a GPU" in first.stderr
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT count(*) FROM evaluations").fetchone()[0] == 0
+        assert db.execute("SELECT count(*) FROM baselines WHERE target = 'cpu'").fetchone()[0] >= 1
+    # The next run knows it from the stored baseline and prepares nothing.
+    second = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, check=False)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "an earlier CPU run measured its original" in second.stderr
+    assert "run: 0 evaluations now" in second.stderr

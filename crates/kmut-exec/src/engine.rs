@@ -58,6 +58,10 @@ pub struct EngineConfig {
     /// Set aside a substrate whose original takes longer than this per input (ms): the CPU
     /// backend's limit for problems whose fixed weights make every run slow there.
     pub max_original_ms: Option<f64>,
+    /// With `max_original_ms`: a column preparation longer than this plus ten times the limit
+    /// sets its substrate aside without waiting for the measurement (loading gigaparameter
+    /// weights and one run of their original can take minutes on a CPU).
+    pub heavy_prep_grace: Duration,
 }
 
 /// Progress as the engine sees it; the CLI draws it.
@@ -716,6 +720,23 @@ impl<'a> Engine<'a> {
                         self.replace(i, "an evaluation hung")?;
                     }
                 }
+                SlotState::Preparing { unit, since } if self.heavy_cutoff().is_some_and(|c| now.duration_since(since) > c) => {
+                    // Far past what a substrate within the limit needs to prepare a column (draw
+                    // small inputs, the reference, one run of the original): it is heavy here.
+                    let waited = now.duration_since(since).as_secs_f64();
+                    self.slots[i].state = SlotState::Dead;
+                    if self.failed[unit.sub].is_none() {
+                        self.heavy[unit.sub] = true;
+                        self.fail_substrate(
+                            unit.sub,
+                            format!(
+                                "set aside: preparing one input took over {waited:.0} s here (its original's limit is {:.1} s)",
+                                self.config.max_original_ms.unwrap_or(0.0) / 1e3
+                            ),
+                        );
+                    }
+                    self.replace(i, "a column preparation was too slow")?;
+                }
                 SlotState::Preparing { unit, since } if now.duration_since(since) > self.config.prep_timeout => {
                     self.slots[i].state = SlotState::Dead;
                     self.prep_failed(unit, &format!("preparing it took longer than {:.0} s", self.config.prep_timeout.as_secs_f64()));
@@ -729,6 +750,12 @@ impl<'a> Engine<'a> {
             }
         }
         Ok(())
+    }
+
+    /// With `max_original_ms`: how long a column's preparation may take before its substrate is
+    /// set aside unmeasured (the grace for loading and drawing, plus ten times the limit).
+    fn heavy_cutoff(&self) -> Option<Duration> {
+        self.config.max_original_ms.map(|ms| self.config.heavy_prep_grace + Duration::from_secs_f64(10.0 * ms / 1e3))
     }
 
     fn eval_budget(&self, unit: UnitKey) -> Duration {

@@ -116,6 +116,7 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         deadline: None,
         target: TARGET.into(),
         max_original_ms: None,
+        heavy_prep_grace: Duration::from_secs(30),
     }
 }
 
@@ -190,6 +191,21 @@ fn a_substrate_whose_original_is_too_slow_is_set_aside_not_failed() {
     assert_eq!(s.set_aside.len(), 1);
     assert!(s.set_aside[0].starts_with("heavy_sub: set aside: its original takes 5.0 s per input"), "{:?}", s.set_aside);
     assert!(store.evaluations("heavy_sub", TARGET).unwrap().is_empty());
+    assert_eq!(store.evaluations("L1p2_y", TARGET).unwrap().len(), 1);
+}
+
+#[test]
+fn a_preparation_far_past_the_limit_sets_the_substrate_aside_unmeasured() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "slowprep_sub", &["kill-a"]), setup(&mut store, "L1p2_y", &["kill-c"])];
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.max_original_ms = Some(10.0);
+    cfg.heavy_prep_grace = Duration::from_millis(500);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert!(s.failures.is_empty(), "{:?}", s.failures);
+    assert_eq!(s.set_aside.len(), 1, "{:?}", s.set_aside);
+    assert!(s.set_aside[0].starts_with("slowprep_sub: set aside: preparing one input took over"), "{:?}", s.set_aside);
     assert_eq!(store.evaluations("L1p2_y", TARGET).unwrap().len(), 1);
 }
 

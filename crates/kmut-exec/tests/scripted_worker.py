@@ -13,7 +13,8 @@ It speaks the same protocol. What happens to a mutant is spelled by its id's pre
   segv-*      killed by SIGSEGV mid-evaluation (a CPU backend guard page)
   racy-*      run in the requested thread orders: killed in order 1 only
 A substrate whose name starts with `broken` fails to prepare any column; one whose name starts
-with `heavy` reports an original taking 5 s per input. Options:
+with `heavy` reports an original taking 5 s per input; one whose name starts with `slowprep`
+never finishes preparing. Options:
   --log PATH     append every request line to PATH (tests count what was sent)
   --delay S      sleep S seconds per evaluation (tests interrupt a run midway)
   --device, --scratch, --backend   accepted and ignored (the engine passes them)
@@ -55,6 +56,8 @@ def main():
                 emit("error", detail="ValueError: scripted preparation failure", fatal=False)
                 continue
             column = (req["suite"], req["seed"])
+            if req["substrate"]["name"].startswith("slowprep"):
+                time.sleep(3600)
             ms = 5000.0 if req["substrate"]["name"].startswith("heavy") else 1.0
             emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, tau=0.0, max_abs=0.0, kernel_ms=ms, canary=False, prep_s=0.01)
             continue

@@ -46,7 +46,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     let inputs = Inputs::parse(&args.suites).map_err(anyhow::Error::msg)?.on(backend);
     let (plans, order) = match backend {
         Backend::Gpu => plan(&compiled, &protocol, inputs, args.seed, args.sample)?,
-        Backend::Cpu => plan_cpu(&compiled, &protocol, args.seed, args.sample, &interrupt)?,
+        Backend::Cpu => plan_cpu(&compiled, &protocol, args.seed, args.sample, heavy_limit(args.heavy_limit, backend), &interrupt)?,
     };
     let (scratch, own_scratch) = scratch_dir(args.scratch.as_deref())?;
     let log = PathBuf::from(format!("{}.workers.log", compiled.store.path().display()));
@@ -76,6 +76,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         deadline: budget.map(|b| Instant::now() + b),
         target: backend.evaluation_target(&compiled.target),
         max_original_ms: heavy_limit(args.heavy_limit, backend),
+        heavy_prep_grace: Duration::from_secs(30),
     };
     announce(args, backend, &plans, order.len(), devices.len(), workers, &log);
     let run_id = compiled.store.begin_run(&format!("run --protocol {}", protocol.name), "", &compiled.target)?;
@@ -245,6 +246,7 @@ fn plan_cpu(
     protocol: &Protocol,
     seed: u64,
     sample: Option<usize>,
+    heavy_ms: Option<f64>,
     interrupt: &std::sync::atomic::AtomicBool,
 ) -> anyhow::Result<(Vec<SubstratePlan>, Order)> {
     let mut plans = Vec::new();
@@ -281,6 +283,8 @@ fn plan_cpu(
     let mut order = order(&plans, seed, sample);
     let sampled = order.len();
     order.retain(|at| !equivalent.contains(at));
+    let heavy = known_heavy(compiled, &plans, heavy_ms)?;
+    order.retain(|(s, _)| !heavy.contains(s));
     if order.len() < sampled {
         eprintln!("run: {} fast-math mutants are equivalent on the CPU (its intrinsics are the accurate functions) and are not run", sampled - order.len());
     }
@@ -329,6 +333,26 @@ fn plan_cpu(
         );
     }
     Ok((plans, order))
+}
+
+/// Substrates an earlier CPU run of this store measured above the limit (their stored baselines):
+/// set aside at once, without paying for a column preparation again.
+fn known_heavy(compiled: &Compiled, plans: &[SubstratePlan], heavy_ms: Option<f64>) -> anyhow::Result<std::collections::HashSet<usize>> {
+    let mut heavy = std::collections::HashSet::new();
+    let Some(limit) = heavy_ms else { return Ok(heavy) };
+    for (i, p) in plans.iter().enumerate() {
+        let slowest = compiled.store.baselines(&p.name, kmut_model::CPU_TARGET)?.iter().filter_map(|b| b.kernel_ms).fold(0.0_f64, f64::max);
+        if slowest > limit {
+            eprintln!(
+                "run: {}: set aside: an earlier CPU run measured its original at {:.1} s per input (limit {:.1} s; --heavy-limit 0 runs it anyway); run it on a GPU",
+                p.name,
+                slowest / 1e3,
+                limit / 1e3
+            );
+            heavy.insert(i);
+        }
+    }
+    Ok(heavy)
 }
 
 /// One substrate's live mutants as CPU candidates, and the variants to build for them. An
