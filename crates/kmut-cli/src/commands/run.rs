@@ -283,11 +283,11 @@ fn plan_cpu(
     let mut order = order(&plans, seed, sample);
     let sampled = order.len();
     order.retain(|at| !equivalent.contains(at));
-    let heavy = known_heavy(compiled, &plans, heavy_ms)?;
-    order.retain(|(s, _)| !heavy.contains(s));
     if order.len() < sampled {
         eprintln!("run: {} fast-math mutants are equivalent on the CPU (its intrinsics are the accurate functions) and are not run", sampled - order.len());
     }
+    let heavy = known_heavy(compiled, &plans, heavy_ms)?;
+    order.retain(|(s, _)| !heavy.contains(s));
     // Build only what runs: the originals and the chosen mutants, each distinct source once.
     let chosen: std::collections::HashSet<&str> = plans
         .iter()
