@@ -58,7 +58,7 @@ pub struct EngineConfig {
     /// Set aside a substrate whose original takes longer than this per input (ms): the CPU
     /// backend's limit for problems whose fixed weights make every run slow there.
     pub max_original_ms: Option<f64>,
-    /// With `max_original_ms`: a column preparation longer than this plus ten times the limit
+    /// With `max_original_ms`: a column preparation longer than this plus twice the limit
     /// sets its substrate aside without waiting for the measurement (loading gigaparameter
     /// weights and one run of their original can take minutes on a CPU).
     pub heavy_prep_grace: Duration,
@@ -753,9 +753,10 @@ impl<'a> Engine<'a> {
     }
 
     /// With `max_original_ms`: how long a column's preparation may take before its substrate is
-    /// set aside unmeasured (the grace for loading and drawing, plus ten times the limit).
+    /// set aside unmeasured (the grace for loading and drawing, plus twice the limit: one run of
+    /// the original and the reference's).
     fn heavy_cutoff(&self) -> Option<Duration> {
-        self.config.max_original_ms.map(|ms| self.config.heavy_prep_grace + Duration::from_secs_f64(10.0 * ms / 1e3))
+        self.config.max_original_ms.map(|ms| self.config.heavy_prep_grace + Duration::from_secs_f64(2.0 * ms / 1e3))
     }
 
     fn eval_budget(&self, unit: UnitKey) -> Duration {

@@ -76,7 +76,10 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         deadline: budget.map(|b| Instant::now() + b),
         target: backend.evaluation_target(&compiled.target),
         max_original_ms: heavy_limit(args.heavy_limit, backend),
-        heavy_prep_grace: Duration::from_secs(30),
+        // A light substrate prepares a small column in a few seconds (loading it, drawing the
+        // inputs, the reference, one run of the original); on a 2-core machine the heavy ones'
+        // preparations were half of a 4-minute budget with a 50 s cutoff.
+        heavy_prep_grace: Duration::from_secs(10),
     };
     announce(args, backend, &plans, order.len(), devices.len(), workers, &log);
     let run_id = compiled.store.begin_run(&format!("run --protocol {}", protocol.name), "", &compiled.target)?;
