@@ -82,26 +82,9 @@ impl Status {
     }
 }
 
-/// Where the numeric checks (suites, NaN fill, determinism) run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Backend {
-    /// On the GPU with NVRTC images: the only backend whose checks can accept a candidate.
-    #[default]
-    Gpu,
-    /// On kmut's CPU backend (g++, small suites only): an author's pre-check, never acceptance.
-    Cpu,
-}
-
-impl Backend {
-    /// The worker's `--backend` value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Backend::Gpu => "gpu",
-            Backend::Cpu => "cpu",
-        }
-    }
-}
+/// Where the numeric checks (suites, NaN fill, determinism) run: only the GPU's can accept a
+/// candidate; the CPU backend's (g++, small suites) are an author's pre-check.
+pub use kmut_model::Backend;
 
 /// One line of the worker's protocol.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,7 +101,7 @@ impl CheckResult {
     /// Whether the worker ran this check on the CPU backend (`data.backend == "cpu"`). Such a
     /// result is evidence for a pre-check only: it can never stand in for the GPU run.
     pub fn ran_on_cpu(&self) -> bool {
-        self.data.get("backend").and_then(serde_json::Value::as_str) == Some(Backend::Cpu.as_str())
+        self.data.get("backend").and_then(serde_json::Value::as_str) == Some(Backend::Cpu.name())
     }
 
     /// The table cell: the status, marked `cpu` when the check ran on the CPU backend.

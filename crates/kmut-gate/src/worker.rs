@@ -90,7 +90,7 @@ fn spawn_and_collect(path: &Path, options: &WorkerOptions, results: &mut Vec<Che
         .args(["-m", "kmut._gate_worker"])
         .arg(path)
         .args(["--arch", &options.arch])
-        .args(["--backend", options.backend.as_str()])
+        .args(["--backend", options.backend.name()])
         .env("PYTHONUNBUFFERED", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

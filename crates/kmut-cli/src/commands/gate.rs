@@ -8,17 +8,14 @@ use std::time::Duration;
 use anyhow::Context as _;
 use kmut_gate::{accept, render_table, run_worker, Backend, Verdict, WorkerOptions};
 
-use crate::args::{GateArgs, GateBackend};
+use crate::args::GateArgs;
 use crate::{Environment, ExitStatus};
 
 pub fn run(args: &GateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     for path in &args.paths {
         anyhow::ensure!(path.is_file(), "`{}` is not a file", path.display());
     }
-    let backend = match args.backend {
-        GateBackend::Gpu => Backend::Gpu,
-        GateBackend::Cpu => Backend::Cpu,
-    };
+    let backend = Backend::parse(&args.backend).map_err(anyhow::Error::msg)?;
     if backend == Backend::Cpu {
         refuse_cpu_acceptance(args.accept)?;
         find_cpu_compiler()?;
@@ -112,7 +109,7 @@ fn serde_json_report(reports: &[kmut_gate::CandidateReport]) -> String {
                 "path": r.path.display().to_string(),
                 "name": r.name,
                 "verdict": r.verdict.label(),
-                "backend": r.backend.as_str(),
+                "backend": r.backend.name(),
                 "elapsed_s": r.elapsed.as_secs_f64(),
                 "checks": r.results,
             })
