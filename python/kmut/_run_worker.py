@@ -137,12 +137,15 @@ def canary_pattern(n_bytes: int, device: Any, torch: Any, byte: int = CANARY_BYT
 
 
 _PROT_NONE = 0
+_LIBC: Any = None
 
 
 def _mprotect(address: int, length: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    if libc.mprotect(address, length, _PROT_NONE) != 0:
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+        _LIBC.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    if _LIBC.mprotect(address, length, _PROT_NONE) != 0:
         raise OSError(ctypes.get_errno(), f"mprotect of a guard page failed: {os.strerror(ctypes.get_errno())}")
 
 

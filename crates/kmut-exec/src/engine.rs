@@ -18,7 +18,7 @@ use kmut_store::{Baseline, Evaluation, Store};
 use serde_json::{json, Value};
 
 use crate::plan::SubstratePlan;
-use crate::worker::{Heard, Said, WorkerProcess};
+use crate::worker::{Exit, Heard, Said, WorkerProcess};
 use crate::ExecError;
 
 /// How the engine runs.
@@ -383,6 +383,14 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Stop a substrate that is too slow to run here: like a failure, but reported apart.
+    fn set_aside(&mut self, sub: usize, why: &str) {
+        if self.failed[sub].is_none() {
+            self.heavy[sub] = true;
+            self.fail_substrate(sub, format!("set aside: {why}"));
+        }
+    }
+
     fn fail_substrate(&mut self, sub: usize, why: String) {
         if self.failed[sub].is_some() {
             return; // a second column of it failing (or in flight) says nothing new
@@ -656,17 +664,14 @@ impl<'a> Engine<'a> {
     }
 
     fn on_gone(&mut self, i: usize) -> Result<(), ExecError> {
-        let status = self.slots[i].process.as_mut().and_then(WorkerProcess::exit_status).unwrap_or_else(|| "ended".to_owned());
+        let exit = self.slots[i].process.as_mut().and_then(WorkerProcess::exit_status);
+        let status = exit.map_or_else(|| "ended".to_owned(), |e| e.to_string());
+        // A bad memory access (the CPU backend's guard pages, a wild pointer) is a
+        // `memory_fault`; any other death (the driver aborting, the OOM killer) `worker_died`.
+        let class = if exit.is_some_and(Exit::memory_fault) { "memory_fault" } else { "worker_died" };
         match std::mem::replace(&mut self.slots[i].state, SlotState::Dead) {
             SlotState::Evaluating { unit, cand, sent, .. } => {
-                let e = self.failed_evaluation(
-                    unit,
-                    cand,
-                    "crash",
-                    Some(death_class(&status).into()),
-                    format!("the worker died during the evaluation ({status})"),
-                    sent,
-                );
+                let e = self.failed_evaluation(unit, cand, "crash", Some(class.into()), format!("the worker died during the evaluation ({status})"), sent);
                 self.record(unit, cand, e);
             }
             SlotState::Preparing { unit, .. } => self.prep_failed(unit, &format!("the worker died while preparing it ({status})")),
@@ -725,16 +730,8 @@ impl<'a> Engine<'a> {
                     // small inputs, the reference, one run of the original): it is heavy here.
                     let waited = now.duration_since(since).as_secs_f64();
                     self.slots[i].state = SlotState::Dead;
-                    if self.failed[unit.sub].is_none() {
-                        self.heavy[unit.sub] = true;
-                        self.fail_substrate(
-                            unit.sub,
-                            format!(
-                                "set aside: preparing one input took over {waited:.0} s here (its original's limit is {:.1} s)",
-                                self.config.max_original_ms.unwrap_or(0.0) / 1e3
-                            ),
-                        );
-                    }
+                    let limit = self.config.max_original_ms.unwrap_or(0.0) / 1e3;
+                    self.set_aside(unit.sub, &format!("preparing one input took over {waited:.0} s here (its original's limit is {limit:.1} s)"));
                     self.replace(i, "a column preparation was too slow")?;
                 }
                 SlotState::Preparing { unit, since } if now.duration_since(since) > self.config.prep_timeout => {
@@ -786,9 +783,8 @@ impl<'a> Engine<'a> {
         };
         self.store.put_baseline(&b, self.run)?;
         if let (Some(limit), Some(ms)) = (self.config.max_original_ms, kernel_ms) {
-            if ms > limit && self.failed[unit.sub].is_none() {
-                self.heavy[unit.sub] = true;
-                self.fail_substrate(unit.sub, format!("set aside: its original takes {:.1} s per input here (limit {:.1} s)", ms / 1e3, limit / 1e3));
+            if ms > limit {
+                self.set_aside(unit.sub, &format!("its original takes {:.1} s per input here (limit {:.1} s)", ms / 1e3, limit / 1e3));
                 return Ok(());
             }
         }
@@ -909,19 +905,6 @@ impl<'a> Engine<'a> {
     fn count_decided(&mut self, order: &[(usize, usize)]) {
         self.summary.decided = order.iter().filter(|&&(s, c)| self.decided(s, c)).count();
         self.summary.killed = order.iter().filter(|&&(s, c)| self.decided(s, c) && self.states[s][c].killed).count();
-    }
-}
-
-/// The crash class of a worker that died mid-evaluation: an access to unmapped or protected
-/// memory (the CPU backend's guard pages, a wild pointer) is a `memory_fault`; anything else
-/// (the GPU driver aborting, the kernel's OOM killer) is `worker_died`.
-fn death_class(status: &str) -> &'static str {
-    const SIGBUS: &str = "killed by signal 7";
-    const SIGSEGV: &str = "killed by signal 11";
-    if status == SIGSEGV || status == SIGBUS {
-        "memory_fault"
-    } else {
-        "worker_died"
     }
 }
 

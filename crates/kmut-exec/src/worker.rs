@@ -81,11 +81,11 @@ impl WorkerProcess {
 
     /// How it ended, waiting up to a second for the exit after its output closed (the pipe
     /// closes a moment before the process is reaped, and the status names a segfault).
-    pub fn exit_status(&mut self) -> Option<String> {
+    pub fn exit_status(&mut self) -> Option<Exit> {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
         loop {
             match self.child.try_wait() {
-                Ok(Some(status)) => return Some(describe_status(status)),
+                Ok(Some(status)) => return Some(Exit::from(status)),
                 Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(5)),
                 _ => return None,
             }
@@ -106,13 +106,39 @@ impl WorkerProcess {
     }
 }
 
-fn describe_status(status: std::process::ExitStatus) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt as _;
-        if let Some(sig) = status.signal() {
-            return format!("killed by signal {sig}");
+/// How a worker process ended: its exit code, or the signal that killed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exit {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
+impl Exit {
+    /// Killed by a signal for a bad memory access (SIGSEGV, or SIGBUS; Linux numbering): the CPU
+    /// backend's guard pages, a wild pointer.
+    pub fn memory_fault(self) -> bool {
+        const SIGBUS: i32 = 7;
+        const SIGSEGV: i32 = 11;
+        matches!(self.signal, Some(SIGSEGV | SIGBUS))
+    }
+}
+
+impl From<std::process::ExitStatus> for Exit {
+    fn from(status: std::process::ExitStatus) -> Exit {
+        #[cfg(unix)]
+        let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+        #[cfg(not(unix))]
+        let signal = None;
+        Exit { code: status.code(), signal }
+    }
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.signal, self.code) {
+            (Some(sig), _) => write!(f, "killed by signal {sig}"),
+            (None, Some(code)) => write!(f, "exit code {code}"),
+            (None, None) => f.write_str("ended"),
         }
     }
-    status.code().map_or_else(|| "ended".to_owned(), |c| format!("exit code {c}"))
 }

@@ -46,7 +46,7 @@ fn row(r: &AgreementRow) -> Vec<String> {
     vec![
         r.name.clone(),
         r.mutants.to_string(),
-        percent(r.agree, r.mutants),
+        r.rate().map_or_else(|| "-".into(), |x| format!("{:.1}%", 100.0 * x)),
         r.cpu_only.to_string(),
         r.gpu_only.to_string(),
         r.cells.to_string(),

@@ -20,13 +20,14 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     let protocol = Protocol::named(&args.protocol).map_err(anyhow::Error::msg)?;
     let backend = Backend::parse(&args.backend).map_err(anyhow::Error::msg)?;
     let budget = args.budget.as_deref().map(parse_duration).transpose()?;
+    let heavy_ms = heavy_limit(args.heavy_limit, backend);
     // Fail before compiling when there is nothing to run on.
-    let (devices, workers) = match backend {
-        Backend::Gpu => (if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() }, args.workers_per_gpu.max(1)),
+    let (devices, workers, gxx) = match backend {
+        Backend::Gpu => (if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() }, args.workers_per_gpu.max(1), None),
         Backend::Cpu => {
-            kmut_cpu::Compiler::find().context("the CPU backend builds kernels with g++")?;
+            let gxx = kmut_cpu::Compiler::find().context("the CPU backend builds kernels with g++")?;
             // One "device": the workers share the machine, one core each.
-            (vec![0], args.cpu_workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1))
+            (vec![0], args.cpu_workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1), Some(gxx))
         }
     };
     let mut compile_opts = args.compile.clone();
@@ -44,9 +45,9 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Interrupted);
     }
     let inputs = Inputs::parse(&args.suites).map_err(anyhow::Error::msg)?.on(backend);
-    let (plans, order) = match backend {
-        Backend::Gpu => plan(&compiled, &protocol, inputs, args.seed, args.sample)?,
-        Backend::Cpu => plan_cpu(&compiled, &protocol, args.seed, args.sample, heavy_limit(args.heavy_limit, backend), &interrupt)?,
+    let (plans, order) = match &gxx {
+        None => plan(&compiled, &protocol, inputs, args.seed, args.sample)?,
+        Some(gxx) => plan_cpu(&compiled, gxx, &protocol, args.seed, args.sample, heavy_ms, &interrupt)?,
     };
     let (scratch, own_scratch) = scratch_dir(args.scratch.as_deref())?;
     let log = PathBuf::from(format!("{}.workers.log", compiled.store.path().display()));
@@ -75,13 +76,13 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         round: budget.map(|_| (64 * devices.len() * workers).max(4 * plans.len())),
         deadline: budget.map(|b| Instant::now() + b),
         target: backend.evaluation_target(&compiled.target),
-        max_original_ms: heavy_limit(args.heavy_limit, backend),
+        max_original_ms: heavy_ms,
         // A light substrate prepares a small column in a few seconds (loading it, drawing the
         // inputs, the reference, one run of the original); on a 2-core machine the heavy ones'
         // preparations were half of a 4-minute budget with a 50 s cutoff.
         heavy_prep_grace: Duration::from_secs(10),
     };
-    announce(args, backend, &plans, order.len(), devices.len(), workers, &log);
+    announce(args, backend, inputs, &plans, order.len(), devices.len(), workers, &log);
     let run_id = compiled.store.begin_run(&format!("run --protocol {}", protocol.name), "", &compiled.target)?;
     let reporter = RunProgress::new();
     let outcome = Engine::new(config, &plans, &mut compiled.store, run_id, &reporter, &interrupt).run(&order);
@@ -116,12 +117,13 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
 }
 
 /// The run's opening line: what runs, on which inputs, where.
-fn announce(args: &RunArgs, backend: Backend, plans: &[SubstratePlan], mutants: usize, devices: usize, workers: usize, log: &Path) {
+#[allow(clippy::too_many_arguments)] // one line's worth of facts, each from a different place
+fn announce(args: &RunArgs, backend: Backend, inputs: Inputs, plans: &[SubstratePlan], mutants: usize, devices: usize, workers: usize, log: &Path) {
     let columns: usize = plans.iter().map(|p| p.columns.len()).sum();
-    let inputs = match Inputs::parse(&args.suites).map(|i| i.on(backend)) {
-        Ok(Inputs::Small) => "the small suites",
-        Ok(Inputs::All) => "protocol and targeted suites",
-        _ => "the protocol's",
+    let inputs = match inputs {
+        Inputs::Small => "the small suites",
+        Inputs::All => "protocol and targeted suites",
+        Inputs::Protocol => "the protocol's",
     };
     let machines = match backend {
         Backend::Gpu => format!("{devices} GPU(s) x {workers} workers"),
@@ -175,11 +177,10 @@ fn plan(compiled: &Compiled, protocol: &Protocol, inputs: Inputs, seed: u64, sam
             .original(&desc.name, &compiled.target, &Scopes::key(&all))?
             .and_then(|r| r.image_hash)
             .with_context(|| format!("{} has no compiled original in the store", desc.name))?;
-        let classes = compiled.store.classes(&desc.name, &compiled.target)?;
         let records = compiled.store.compilations(&desc.name, &compiled.target)?;
         let mut candidates = Vec::new();
         let mut sources = Vec::new();
-        for m in mutants.iter().filter(|m| classes.get(&m.id).is_some_and(|c| c.class == "live")) {
+        for m in live(compiled, desc, mutants)? {
             let (candidate, source) = match &m.mutation {
                 MutantKind::Launch { transform } => {
                     let image_id = format!("launch:{original_hash}");
@@ -246,6 +247,7 @@ fn plan(compiled: &Compiled, protocol: &Protocol, inputs: Inputs, seed: u64, sam
 /// out of the run (it stays undetermined) and said so.
 fn plan_cpu(
     compiled: &Compiled,
+    gxx: &kmut_cpu::Compiler,
     protocol: &Protocol,
     seed: u64,
     sample: Option<usize>,
@@ -259,16 +261,14 @@ fn plan_cpu(
         let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
         let all = scopes.all();
         let original = variant(scopes.original_source(&desc.cuda, &all), &all);
-        let classes = compiled.store.classes(&desc.name, &compiled.target)?;
-        let live: Vec<&kmut_model::Mutant> = mutants.iter().filter(|m| classes.get(&m.id).is_some_and(|c| c.class == "live")).collect();
-        let (candidates, mine) = cpu_candidates(&scopes, desc, &live, &original.name);
-        for (i, c) in candidates.iter().enumerate() {
-            if c.image_id.is_empty() {
-                // Equivalent on the CPU: kept in the plan so the sampling order is the GPU's;
-                // taken out of it below.
+        let live = live(compiled, desc, mutants)?;
+        for (i, m) in live.iter().enumerate() {
+            if cpu_fidelity(m.family, &m.rule) == CpuFidelity::EquivalentOnCpu {
+                // Kept in the plan so the sampling order is the GPU's; taken out of it below.
                 equivalent.insert((plans.len(), i));
             }
         }
+        let (candidates, mine) = cpu_candidates(&scopes, desc, &live, &original.name);
         variants.extend(mine);
         plans.push(SubstratePlan {
             name: desc.name.clone(),
@@ -305,7 +305,7 @@ fn plan_cpu(
         }
     }
     anyhow::ensure!(!interrupt.load(std::sync::atomic::Ordering::Relaxed), "interrupted before the CPU build");
-    let built = build_cpu(compiled, &wanted)?;
+    let built = build_cpu(compiled, gxx, &wanted)?;
     for p in &mut plans {
         let name = p.original_variant.clone().expect("set above");
         let library = built.libraries.get(&name).with_context(|| {
@@ -338,6 +338,12 @@ fn plan_cpu(
     Ok((plans, order))
 }
 
+/// A substrate's live mutants (by the compile stage's classes).
+fn live<'a>(compiled: &Compiled, desc: &kmut_model::SubstrateDescription, mutants: &'a [kmut_model::Mutant]) -> anyhow::Result<Vec<&'a kmut_model::Mutant>> {
+    let classes = compiled.store.classes(&desc.name, &compiled.target)?;
+    Ok(mutants.iter().filter(|m| classes.get(&m.id).is_some_and(|c| c.class == "live")).collect())
+}
+
 /// Substrates an earlier CPU run of this store measured above the limit (their stored baselines):
 /// set aside at once, without paying for a column preparation again.
 fn known_heavy(compiled: &Compiled, plans: &[SubstratePlan], heavy_ms: Option<f64>) -> anyhow::Result<std::collections::HashSet<usize>> {
@@ -359,7 +365,7 @@ fn known_heavy(compiled: &Compiled, plans: &[SubstratePlan], heavy_ms: Option<f6
 }
 
 /// One substrate's live mutants as CPU candidates, and the variants to build for them. An
-/// equivalent-on-CPU mutant gets a placeholder with an empty `image_id` (it never runs).
+/// equivalent-on-CPU mutant gets a placeholder without image or variant (it never runs).
 fn cpu_candidates(
     scopes: &Scopes,
     desc: &kmut_model::SubstrateDescription,
@@ -402,8 +408,7 @@ fn variant(source: String, kernels: &[String]) -> kmut_cpu::Variant {
 }
 
 /// Build `variants` with g++ into the CPU library cache (beside the image cache), saying how long it took.
-fn build_cpu(stage: &Compiled, variants: &[kmut_cpu::Variant]) -> anyhow::Result<kmut_cpu::BuildOutcome> {
-    let gxx = kmut_cpu::Compiler::find()?;
+fn build_cpu(stage: &Compiled, gxx: &kmut_cpu::Compiler, variants: &[kmut_cpu::Variant]) -> anyhow::Result<kmut_cpu::BuildOutcome> {
     let mut options = kmut_cpu::BuildOptions::default();
     if let Some(cache) = &stage.cache {
         options.cache_dir = cache.dir().join("cpu");
@@ -416,7 +421,7 @@ fn build_cpu(stage: &Compiled, variants: &[kmut_cpu::Variant]) -> anyhow::Result
         options.max_per_unit,
         options.cache_dir.display()
     );
-    let built = kmut_cpu::build(&gxx, variants, &options)?;
+    let built = kmut_cpu::build(gxx, variants, &options)?;
     let cached = built.units.iter().filter(|u| u.cached).count();
     eprintln!(
         "run: built {} CPU variants in {:.1} s ({} libraries, {cached} from the cache)",
