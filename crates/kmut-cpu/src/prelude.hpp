@@ -637,54 +637,27 @@ static inline unsigned __reduce_add_sync(unsigned, unsigned v) {
 // ---------------------------------------------------------------- atomics
 // Fibers switch only at barriers and warp operations, so a read-modify-write cannot be
 // interleaved: plain code is atomic here.
-template <class T>
-static inline T atomicAdd(T* p, typename kmut::identity<T>::type v) {
+namespace kmut {
+// One read-modify-write: store f(old), return old.
+template <class T, class F>
+static inline T rmw(T* p, F f) {
     T old = *p;
-    *p = old + v;
+    *p = f(old);
     return old;
 }
-template <class T>
-static inline T atomicSub(T* p, typename kmut::identity<T>::type v) {
-    T old = *p;
-    *p = old - v;
-    return old;
-}
-template <class T>
-static inline T atomicExch(T* p, typename kmut::identity<T>::type v) {
-    T old = *p;
-    *p = v;
-    return old;
-}
-template <class T>
-static inline T atomicMax(T* p, typename kmut::identity<T>::type v) {
-    T old = *p;
-    *p = old < v ? v : old;
-    return old;
-}
-template <class T>
-static inline T atomicMin(T* p, typename kmut::identity<T>::type v) {
-    T old = *p;
-    *p = v < old ? v : old;
-    return old;
-}
-template <class T>
-static inline T atomicAnd(T* p, typename kmut::identity<T>::type v) {
-    T old = *p;
-    *p = old & v;
-    return old;
-}
-template <class T>
-static inline T atomicOr(T* p, typename kmut::identity<T>::type v) {
-    T old = *p;
-    *p = old | v;
-    return old;
-}
-template <class T>
-static inline T atomicXor(T* p, typename kmut::identity<T>::type v) {
-    T old = *p;
-    *p = old ^ v;
-    return old;
-}
+}  // namespace kmut
+#define KMUT_ATOMIC(name, expr) \
+    template <class T>          \
+    static inline T name(T* p, typename kmut::identity<T>::type v) { return kmut::rmw(p, [&](T old) -> T { return expr; }); }
+KMUT_ATOMIC(atomicAdd, old + v)
+KMUT_ATOMIC(atomicSub, old - v)
+KMUT_ATOMIC(atomicExch, v)
+KMUT_ATOMIC(atomicMax, old < v ? v : old)
+KMUT_ATOMIC(atomicMin, v < old ? v : old)
+KMUT_ATOMIC(atomicAnd, old & v)
+KMUT_ATOMIC(atomicOr, old | v)
+KMUT_ATOMIC(atomicXor, old ^ v)
+#undef KMUT_ATOMIC
 template <class T>
 static inline T atomicCAS(T* p, typename kmut::identity<T>::type compare, typename kmut::identity<T>::type v) {
     T old = *p;
