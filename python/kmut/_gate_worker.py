@@ -211,7 +211,7 @@ class Gate:
     def descriptor_check(self) -> bool:
         from .contract import draw_inputs
         from .exceptions import ContractError
-        from .validate import check_arguments, parse_descriptor
+        from .validate import check_arguments, is_pipeline, parse_descriptor
 
         torch, K, f = self.torch, self.K, self.fields
         small = next(s for s in f["suites"] if s.small)
@@ -230,7 +230,7 @@ class Gate:
                 r = f["ref"](inputs, torch)
             elapsed = time.perf_counter() - start
             K.zero_init.clear()
-            steps, out = parse_descriptor(f["launch"](inputs, torch), f["level"], self.names, str(self.path), torch)
+            steps, out = parse_descriptor(f["launch"](inputs, torch), is_pipeline(f), self.names, str(self.path), torch)
             check_arguments(steps, self.params, str(self.path))
             if not isinstance(r, torch.Tensor):
                 raise ContractError(str(self.path), "ref", f"returned {type(r).__name__}; expected one tensor")
@@ -279,11 +279,11 @@ class Gate:
         return None
 
     def cpu_run(self, inputs: list[Any], order: int, poison_first: bool = False) -> tuple[list[Any], Any]:
-        from .validate import parse_descriptor
+        from .validate import is_pipeline, parse_descriptor
 
         torch, K, f = self.torch, self.K, self.fields
         K.zero_init.clear()
-        steps, out = parse_descriptor(f["launch"](inputs, torch), f["level"], self.names, str(self.path), torch)
+        steps, out = parse_descriptor(f["launch"](inputs, torch), is_pipeline(f), self.names, str(self.path), torch)
         if poison_first:
             poison(allocated_buffers(steps, inputs, K, torch), torch)
         self.cpu_launcher.run(steps, torch, order)
@@ -376,7 +376,7 @@ class Gate:
         from .bridge import Launcher
         from .contract import draw_inputs, tau_star
         from .exceptions import CudaError, KmutError
-        from .validate import parse_descriptor
+        from .validate import is_pipeline, parse_descriptor
 
         torch, K, f = self.torch, self.K, self.fields
         device = torch.device("cuda", 0)
@@ -394,7 +394,7 @@ class Gate:
 
         def run_once(inputs: list[Any], poison_first: bool = False) -> tuple[Any, Any, list[Any]]:
             K.zero_init.clear()
-            steps, out = parse_descriptor(f["launch"](inputs, torch), f["level"], self.names, where, torch)
+            steps, out = parse_descriptor(f["launch"](inputs, torch), is_pipeline(f), self.names, where, torch)
             if poison_first:
                 poison(allocated_buffers(steps, inputs, K, torch), torch)
             launcher.run(steps, torch)

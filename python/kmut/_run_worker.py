@@ -497,7 +497,7 @@ class Worker:
     def run_once(self, req: dict[str, Any], by_kernel: dict[str, Any], order: int, announce: bool) -> dict[str, Any]:
         """Build the launch descriptor (with the mutant's host-side change), guard its buffers,
         launch every step and compare with the reference. Errors propagate to `evaluate`."""
-        from .validate import parse_descriptor
+        from .validate import is_pipeline, parse_descriptor
 
         torch, col = self.torch, self.column
         sub = col["sub"]
@@ -508,7 +508,7 @@ class Worker:
             K.cdiv = FlooringCdiv(transform["call"])  # type: ignore[method-assign]
         K.zero_init.clear()
         try:
-            steps, out = parse_descriptor(fields["launch"](col["inputs"], torch), fields["level"], sub["names"], sub["path"], torch)
+            steps, out = parse_descriptor(fields["launch"](col["inputs"], torch), is_pipeline(fields), sub["names"], sub["path"], torch)
         finally:
             K.cdiv = saved_cdiv  # type: ignore[method-assign]
         steps = apply_transform(steps, transform)

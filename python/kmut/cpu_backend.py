@@ -144,7 +144,7 @@ def check_small_suite(path: str | Path, library: str | Path, order: int = FORWAR
 
     from . import loader
     from .contract import draw_inputs, tau_star
-    from .validate import kernel_names, parse_descriptor
+    from .validate import is_pipeline, kernel_names, parse_descriptor
 
     if threads is not None:
         torch.set_num_threads(threads)
@@ -160,7 +160,7 @@ def check_small_suite(path: str | Path, library: str | Path, order: int = FORWAR
         with torch.no_grad():
             r = fields["ref"](inputs, torch)
         K.zero_init.clear()
-        steps, out = parse_descriptor(fields["launch"](inputs, torch), fields["level"], names, str(path), torch)
+        steps, out = parse_descriptor(fields["launch"](inputs, torch), is_pipeline(fields), names, str(path), torch)
         start = time.perf_counter()
         launcher.run(steps, torch, order)
         result["run_s"] += time.perf_counter() - start

@@ -17,7 +17,7 @@ from typing import Any
 from . import loader
 from .contract import Contract, cdiv, draw_inputs
 from .exceptions import ContractError
-from .validate import kernel_names, parse_descriptor, validate_fields
+from .validate import is_pipeline, kernel_names, parse_descriptor, validate_fields
 
 
 def _record_cdiv(K: Contract, path: Path, calls: list[dict[str, int]]) -> None:
@@ -44,7 +44,7 @@ def _dry_run(fields: dict[str, Any], K: Contract, path: Path, torch: Any) -> tup
         try:
             with torch.device(device):
                 inputs = draw_inputs(small, small.seeds[0], sizes, torch)
-                steps, _ = parse_descriptor(fields["launch"](inputs, torch), fields["level"], names, str(path), torch)
+                steps, _ = parse_descriptor(fields["launch"](inputs, torch), is_pipeline(fields), names, str(path), torch)
             return steps, calls
         except ContractError:
             raise

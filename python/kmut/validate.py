@@ -90,15 +90,17 @@ def _check_cuda_and_kernels(fields: dict[str, Any], level: Any, err: Any) -> Non
     if "kernel_name" not in fields:
         return
     k = fields["kernel_name"]
-    if level in (1, 2) and not isinstance(k, str):
-        err("kernel_name", f"a level-{level} substrate has one kernel: expected a str, got {type(k).__name__} {k!r}")
+    if level == 3 and not isinstance(k, list):
+        err("kernel_name", f"a level-3 substrate is a pipeline: expected a list of kernel names in order, got {type(k).__name__} {k!r}")
         return
-    if level == 3:
-        if not isinstance(k, list) or not all(isinstance(x, str) for x in k):
-            err("kernel_name", f"a level-3 substrate is a pipeline: expected a list of kernel names in order, got {type(k).__name__} {k!r}")
-            return
+    if not isinstance(k, (str, list)) or isinstance(k, list) and not all(isinstance(x, str) for x in k):
+        err("kernel_name", f"expected one kernel name (a str) or a pipeline's kernel names in order (a list of str), got {type(k).__name__} {k!r}")
+        return
+    if isinstance(k, list):
+        # A pipeline: every level-3 network, and a level-1/2 chain whose statistics need a
+        # pass of their own (BatchNorm over a batch needs every element before any is normalised).
         if len(k) < 2:
-            err("kernel_name", f"a level-3 pipeline has one kernel per layer; got {len(k)} kernel(s)")
+            err("kernel_name", f"a pipeline has one kernel per layer or pass, at least two; got {len(k)} (give one kernel as a str)")
         dupes = sorted({x for x in k if k.count(x) > 1})
         if dupes:
             err("kernel_name", f"names listed twice: {', '.join(dupes)} (list each layer's kernel once)")
@@ -277,12 +279,18 @@ def parse_step(raw: Any, index: int, where: str, torch: Any) -> Step:
     return Step(kernel, grid3, block3, list(tensors), list(scalars))
 
 
-def parse_descriptor(desc: Any, level: int, names: list[str], where: str, torch: Any) -> tuple[list[Step], Any]:
-    """Normalise `launch`'s return value into (steps, out), checking its shape against the level."""
-    if level == 3:
+def is_pipeline(fields: dict[str, Any]) -> bool:
+    """A substrate whose `kernel_name` is a list launches a pipeline ({"seq": [...], "out": ...})."""
+    return isinstance(fields.get("kernel_name"), list)
+
+
+def parse_descriptor(desc: Any, pipeline: bool, names: list[str], where: str, torch: Any) -> tuple[list[Step], Any]:
+    """Normalise `launch`'s return value into (steps, out): a pipeline dict when `kernel_name` is a
+    list (`is_pipeline`), one step tuple when it is a str."""
+    if pipeline:
         if not isinstance(desc, dict) or set(desc) != {"seq", "out"}:
             got = sorted(desc) if isinstance(desc, dict) else type(desc).__name__
-            raise ContractError(where, "launch", f'a level-3 pipeline returns {{"seq": [steps], "out": out}}, got {got}')
+            raise ContractError(where, "launch", f'a pipeline (kernel_name is a list) returns {{"seq": [steps], "out": out}}, got {got}')
         seq, out = desc["seq"], desc["out"]
         if not isinstance(seq, list) or not seq:
             raise ContractError(where, "launch", '"seq" must be a non-empty list of steps')
@@ -294,7 +302,7 @@ def parse_descriptor(desc: Any, level: int, names: list[str], where: str, torch:
             raise ContractError(where, "launch", '"out" must be the last step\'s output buffer (its last tensor argument) or a view of it')
     else:
         if isinstance(desc, dict):
-            raise ContractError(where, "launch", f"a level-{level} substrate returns one step tuple, not a pipeline dict")
+            raise ContractError(where, "launch", "a substrate with one kernel (kernel_name is a str) returns one step tuple, not a pipeline dict")
         steps = [parse_step(desc, 0, where, torch)]
         out = steps[0].output
     for i, s in enumerate(steps):

@@ -45,7 +45,9 @@ CASES = [
     ("unknown_field", edit('        notes="Official', '        colour="blue",\n        notes="Official'), "import", "unknown substrate field(s) colour"),
     ("missing_field", edit("        ref=ref,\n", ""), "contract", "field `ref`: missing"),
     ("kernel_not_in_source", edit('kernel_name="relu_kernel"', 'kernel_name="relu_kernel_v2"'), "contract", "'relu_kernel_v2' is not a __global__ function in `cuda`"),
-    ("list_kernel_name_at_level_1", edit('kernel_name="relu_kernel"', 'kernel_name=["relu_kernel"]'), "contract", "a level-1 substrate has one kernel: expected a str"),
+    ("one_kernel_pipeline", edit('kernel_name="relu_kernel"', 'kernel_name=["relu_kernel"]'), "contract", "a pipeline has one kernel per layer or pass, at least two"),
+    ("pipeline_kernel_names_returning_one_step", edit('kernel_name="relu_kernel"', 'kernel_name=["relu_kernel", "relu_tail_kernel"]'), "contract",
+     "'relu_tail_kernel' is not a __global__ function in `cuda`"),
     ("string_kernel_name_at_level_3", lambda s: s.replace('name="L1p19_relu"', 'name="L3p19_relu"').replace("level=1,", "level=3,"),
      "contract", "a level-3 substrate is a pipeline: expected a list"),
     ("bad_name", edit('name="L1p19_relu"', 'name="relu"'), "contract", "expected L{level}p{problem}_{short}"),
@@ -139,3 +141,31 @@ def test_a_declared_small_limit_needs_a_reason_and_a_sane_value(tmp_path):
     results = run_worker(path)
     assert results["small_time"]["status"] == "pass"
     assert "limit 5000 ms declared by the substrate" in results["small_time"]["detail"]
+
+
+def test_a_level_1_or_2_chain_may_be_a_pipeline_of_several_kernels(tmp_path):
+    # A chain whose statistics need their own pass (BatchNorm over the batch) is two or three
+    # kernels: `kernel_name` a list, `launch` a pipeline, as at level 3. Here ReLU, then a copy.
+    src = BASE.replace('kernel_name="relu_kernel"', 'kernel_name=["relu_kernel", "copy_kernel"]')
+    src = src.replace('CUDA = r"""\n', 'CUDA = r"""\nextern "C" __global__ void copy_kernel(const float* __restrict__ x, float* __restrict__ out, long long n)\n'
+                      '{\n    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n    if (i >= n) return;\n    out[i] = x[i];\n}\n\n')
+    src = src.replace('''        return (
+            "relu_kernel",
+            (K.cdiv(n, BLOCK), 1, 1),
+            (BLOCK, 1, 1),
+            [x, out],
+            [(ctypes.c_longlong, n)],
+        )''', '''        mid = torch.empty_like(x)
+        grid = (K.cdiv(n, BLOCK), 1, 1)
+        seq = [("relu_kernel", grid, (BLOCK, 1, 1), [x, mid], [(ctypes.c_longlong, n)]),
+               ("copy_kernel", grid, (BLOCK, 1, 1), [mid, out], [(ctypes.c_longlong, n)])]
+        return {"seq": seq, "out": out}''')
+    assert src.count("copy_kernel") == 3
+    path = tmp_path / "candidate_L1p19_relu.py"
+    path.write_text(src, encoding="utf-8")
+    results = run_worker(path)
+    assert all(r["status"] in ("pass", "no_gpu") for r in results.values()), {c: r["detail"] for c, r in results.items()}
+    assert "2 step(s)" in results["descriptor"]["detail"]
+    # The same chain returning one step is refused with the pipeline's own message.
+    path.write_text(src.replace('return {"seq": seq, "out": out}', "return seq[0]"), encoding="utf-8")
+    assert "a pipeline (kernel_name is a list) returns" in run_worker(path)["descriptor"]["detail"]
