@@ -109,11 +109,15 @@ pub enum Command {
     /// Score the stored evaluations under a checking protocol: miss rates overall and by
     /// family, level and substrate.
     ///
-    /// Nothing is run. A live mutant is killed when any protocol input crashed, timed out,
-    /// changed the output's shape, or has tau* above the tolerance; it survives when every
-    /// input passed. The HEAD protocol (1e-4) is scored from the same evaluations as the
-    /// official one (1e-2). Where only a sample was evaluated, rates are stratified estimates
-    /// with 95% Wilson intervals.
+    /// Nothing is run. Only cells of each mutant's current image count, and an input on which
+    /// the original itself fails decides nothing for its substrate. A live mutant is killed
+    /// when any scored input crashed, changed the output's shape, or has tau* above the
+    /// tolerance; it survives when every scored input was run and passed. A mutant run on only
+    /// some inputs and killed by none is `undecided`; one run on none is `not run`. Timeouts
+    /// have their own column, outside the denominator unless --timeouts kill. The HEAD protocol
+    /// (1e-4) is scored from the same evaluations as the official one (1e-2). Where only a
+    /// sample was evaluated, rates are stratified estimates with 95% intervals that also cover
+    /// what is unknown (docs/scoring.md).
     ///
     /// Examples:
     ///   kmut score
@@ -139,6 +143,40 @@ pub enum Command {
     /// Benchmarks of kmut's own stages.
     #[command(subcommand)]
     Bench(BenchCommand),
+
+    /// Maintain the store: remove what no longer belongs to the current substrates.
+    #[command(subcommand)]
+    Store(StoreCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StoreCommand {
+    /// Delete the stale mutants (no longer generated from their substrate's current source)
+    /// with their compilations, classes and evaluations.
+    ///
+    /// `kmut compile` and `kmut run` never delete: after a substrate's source is edited, the
+    /// mutants whose sites moved or vanished are marked stale, keep their results, and are left
+    /// out of every run and score. This removes them, saying what goes, per substrate.
+    ///
+    /// Examples:
+    ///   kmut store prune --dry-run
+    ///   kmut store prune L1p23_softmax
+    #[command(verbatim_doc_comment)]
+    #[expect(clippy::doc_markdown, reason = "the doc comment is --help text, not Markdown")]
+    Prune(PruneArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PruneArgs {
+    /// Only these substrates (names); default: every one in the store.
+    #[arg(value_name = "NAME")]
+    pub substrates: Vec<String>,
+    /// Say what would be removed, remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The store (`SQLite`); default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -209,12 +247,8 @@ pub struct RunArgs {
     pub store: Option<PathBuf>,
     #[command(flatten)]
     pub compile: CompileOptions,
-    /// Only rules whose id matches this glob (repeatable).
-    #[arg(long, value_name = "GLOB")]
-    pub rules: Vec<String>,
-    /// Only rules of this family (repeatable).
-    #[arg(long, value_name = "FAMILY")]
-    pub family: Vec<String>,
+    #[command(flatten)]
+    pub select: Selection,
     /// The worker program (for tests): replaces `PYTHON -m kmut._run_worker`.
     #[arg(long, hide = true, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
     pub worker: Vec<String>,
@@ -239,6 +273,11 @@ pub struct ScoreArgs {
     /// else the CPU backend's).
     #[arg(long, default_value = "auto", value_parser = ["auto", "gpu", "cpu"], value_name = "BACKEND")]
     pub backend: String,
+    /// How the watchdog's stops count: `exclude` (their own column, outside the miss rate's
+    /// denominator: the audited protocols' limits of minutes would not fail a merely slow
+    /// kernel) or `kill`.
+    #[arg(long, default_value = "exclude", value_parser = ["exclude", "kill"], value_name = "POLICY")]
+    pub timeouts: String,
     /// Print the whole score as JSON.
     #[arg(long)]
     pub json: bool,
@@ -273,15 +312,27 @@ pub struct CompileArgs {
     pub substrates: Vec<PathBuf>,
     #[command(flatten)]
     pub compile: CompileOptions,
+    #[command(flatten)]
+    pub select: Selection,
+    /// The store (`SQLite`) to write; default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+}
+
+/// Which mutants a compile or run takes. Every mutant of each substrate is still generated
+/// and stored (a selection never deletes anything); only the selected ones are compiled and run.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Selection {
     /// Only rules whose id matches this glob (repeatable).
     #[arg(long, value_name = "GLOB")]
     pub rules: Vec<String>,
     /// Only rules of this family (repeatable).
     #[arg(long, value_name = "FAMILY")]
     pub family: Vec<String>,
-    /// The store (`SQLite`) to write; default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
-    #[arg(long, value_name = "PATH")]
-    pub store: Option<PathBuf>,
+    /// At most K mutants of each rule per substrate, chosen by a seeded hash of their ids
+    /// (the same K always gives the same mutants): a quick pass over every rule and substrate.
+    #[arg(long, value_name = "K")]
+    pub max_per_rule: Option<usize>,
 }
 
 #[derive(Debug, Clone, clap::Args)]

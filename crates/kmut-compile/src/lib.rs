@@ -11,7 +11,7 @@ mod scope;
 mod stage;
 
 pub use cache::{source_key, CacheEntry, ImageCache};
-pub use classify::{classify, Class, Outcome};
+pub use classify::{classify, Compiled};
 pub use scope::Scopes;
 pub use stage::{CompileStage, Reporter, SubstrateSummary, Target};
 

@@ -5,12 +5,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use kmut_model::{Family, Mutant, MutantKind, SubstrateDescription};
+use kmut_model::{ClassCounts, Family, Mutant, MutantKind, SubstrateDescription};
 use kmut_nvrtc::{Compiler, Options};
-use kmut_store::{ClassRecord, CompileRecord, Store};
+use kmut_store::{CompileRecord, Store};
 
 use crate::cache::{source_key, CacheEntry, ImageCache};
-use crate::classify::{classify, Class, Outcome};
+use crate::classify::{classify, Compiled};
 use crate::scope::Scopes;
 use crate::{sha256_hex, CompileError};
 
@@ -38,9 +38,9 @@ pub trait Reporter: Sync {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SubstrateSummary {
     pub substrate: String,
-    /// generated, stillborn, equivalent, duplicate, live
-    pub counts: [usize; 5],
-    pub by_family: BTreeMap<Family, [usize; 5]>,
+    /// The mutants compiled and classified now (the selected ones, when rules were filtered).
+    pub counts: ClassCounts,
+    pub by_family: BTreeMap<Family, ClassCounts>,
     /// Compiled now by NVRTC, taken from the image cache, and already in the store.
     pub compiled: usize,
     pub cached: usize,
@@ -99,8 +99,10 @@ impl CompileStage<'_> {
         Ok(record)
     }
 
-    /// Compile the original and every source mutant of one substrate not yet in the store,
-    /// then classify them all. Stops early (and classifies nothing) when `interrupt` is set.
+    /// Compile the original and those of `mutants` not yet in the store, then classify every
+    /// current mutant of the substrate that has a compile record (so a duplicate's
+    /// representative does not depend on which rules were selected); the summary counts
+    /// `mutants`. Stops early (and classifies nothing) when `interrupt` is set.
     pub fn run(
         &self,
         store: &mut Store,
@@ -140,8 +142,23 @@ impl CompileStage<'_> {
             return Ok(summary);
         }
         let full = originals[&Scopes::key(&all)].clone();
+        let current = store.mutants(&desc.name)?;
+        for m in &current {
+            if scope_of.contains_key(m.id.as_str()) {
+                continue;
+            }
+            // A mutant compiled by an earlier, differently filtered run: its scope's original.
+            if let Some((scope, _)) = scopes.mutant_source(&desc.cuda, m) {
+                let key = Scopes::key(&scope);
+                if !originals.contains_key(&key) {
+                    originals.insert(key.clone(), self.original(store, run, desc, &scopes, &scope)?);
+                }
+                scope_of.insert(&m.id, key);
+            }
+        }
         let original_of = |id: &str| scope_of.get(id).and_then(|k| originals.get(k)).cloned().unwrap_or_else(|| full.clone());
-        self.classify_into(store, &desc.name, &original_of, mutants, &mut summary)?;
+        let counted: std::collections::HashSet<&str> = mutants.iter().map(|m| m.id.as_str()).collect();
+        self.classify_into(store, &desc.name, &original_of, &current, &counted, &mut summary)?;
         Ok(summary)
     }
 
@@ -240,44 +257,40 @@ impl CompileStage<'_> {
         Ok(())
     }
 
-    /// Classify every mutant from the stored outcomes, store the classes and count them.
+    /// Classify `mutants` from the stored outcomes, store their classes and count them. A
+    /// source mutant with no compile record for the target (not compiled yet) is left
+    /// unclassified, never taken for stillborn.
     fn classify_into(
         &self,
         store: &mut Store,
         substrate: &str,
         original_of: &dyn Fn(&str) -> String,
         mutants: &[Mutant],
+        counted: &std::collections::HashSet<&str>,
         summary: &mut SubstrateSummary,
     ) -> Result<(), CompileError> {
         let target = self.target.key();
         let records = store.compilations(substrate, &target)?;
-        let inputs: Vec<Outcome> = mutants
+        let inputs: Vec<Compiled> = mutants
             .iter()
-            .map(|m| Outcome {
-                id: m.id.clone(),
-                image: records.get(&m.id).and_then(|r| r.image_hash.clone()),
-                original: original_of(&m.id),
-                launch: matches!(m.mutation, MutantKind::Launch { .. }),
+            .filter_map(|m| {
+                let launch = matches!(m.mutation, MutantKind::Launch { .. });
+                let record = records.get(&m.id);
+                (launch || record.is_some()).then(|| Compiled {
+                    id: m.id.clone(),
+                    image: record.and_then(|r| r.image_hash.clone()),
+                    original: original_of(&m.id),
+                    launch,
+                })
             })
             .collect();
         let family: BTreeMap<&str, Family> = mutants.iter().map(|m| (m.id.as_str(), m.family)).collect();
-        let mut rows = Vec::with_capacity(inputs.len());
-        for (id, class) in classify(&inputs) {
-            let slot = match class {
-                Class::Stillborn => 1,
-                Class::Equivalent => 2,
-                Class::Duplicate { .. } => 3,
-                Class::Live => 4,
-            };
-            summary.counts[0] += 1;
-            summary.counts[slot] += 1;
-            let f = summary.by_family.entry(family[id.as_str()]).or_default();
-            f[0] += 1;
-            f[slot] += 1;
-            let duplicate_of = if let Class::Duplicate { of } = &class { Some(of.clone()) } else { None };
-            rows.push(ClassRecord { mutant: id, class: class.name().to_owned(), duplicate_of });
+        let rows = classify(&inputs);
+        for r in rows.iter().filter(|r| counted.contains(r.mutant.as_str())) {
+            summary.counts.add(Some(r.class));
+            summary.by_family.entry(family[r.mutant.as_str()]).or_default().add(Some(r.class));
         }
-        store.put_classes(substrate, &target, &rows)?;
+        store.put_classes(&target, &rows)?;
         Ok(())
     }
 }

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
+use kmut_model::Outcome;
 use kmut_store::{Baseline, Evaluation, Store};
 use serde_json::{json, Value};
 
@@ -671,7 +672,7 @@ impl<'a> Engine<'a> {
         let class = if exit.is_some_and(Exit::memory_fault) { "memory_fault" } else { "worker_died" };
         match std::mem::replace(&mut self.slots[i].state, SlotState::Dead) {
             SlotState::Evaluating { unit, cand, sent, .. } => {
-                let e = self.failed_evaluation(unit, cand, "crash", Some(class.into()), format!("the worker died during the evaluation ({status})"), sent);
+                let e = self.failed_evaluation(unit, cand, Outcome::Crash, Some(class.into()), format!("the worker died during the evaluation ({status})"), sent);
                 self.record(unit, cand, e);
             }
             SlotState::Preparing { unit, .. } => self.prep_failed(unit, &format!("the worker died while preparing it ({status})")),
@@ -719,7 +720,7 @@ impl<'a> Engine<'a> {
                         } else {
                             format!("no launch within {:.0} s of the request", self.config.start_timeout.as_secs_f64())
                         };
-                        let e = self.failed_evaluation(unit, cand, "timeout", None, what, sent);
+                        let e = self.failed_evaluation(unit, cand, Outcome::Timeout, None, what, sent);
                         self.slots[i].state = SlotState::Dead;
                         self.record(unit, cand, e);
                         self.replace(i, "an evaluation hung")?;
@@ -780,6 +781,8 @@ impl<'a> Engine<'a> {
             max_abs: number(v.get("max_abs")),
             kernel_ms,
             prep_s: number(v.get("prep_s")),
+            image: Some(plan.original_id.clone()),
+            peak_bytes: v.get("peak_bytes").and_then(Value::as_u64),
         };
         self.store.put_baseline(&b, self.run)?;
         if let (Some(limit), Some(ms)) = (self.config.max_original_ms, kernel_ms) {
@@ -813,7 +816,7 @@ impl<'a> Engine<'a> {
             seed: col.seed,
             image: c.image_id.clone(),
             backend: self.summary.backend.clone(),
-            outcome: if crash.is_some() { "crash" } else { "completed" }.to_owned(),
+            outcome: if crash.is_some() { Outcome::Crash } else { Outcome::Completed },
             crash,
             detail: v.get("detail").and_then(Value::as_str).map(str::to_owned).or_else(|| v.get("shape").and_then(Value::as_str).map(str::to_owned)),
             tau: number(v.get("tau")),
@@ -829,7 +832,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn failed_evaluation(&self, unit: UnitKey, cand: usize, outcome: &str, crash: Option<String>, detail: String, sent: Instant) -> Evaluation {
+    fn failed_evaluation(&self, unit: UnitKey, cand: usize, outcome: Outcome, crash: Option<String>, detail: String, sent: Instant) -> Evaluation {
         let plan = &self.plans[unit.sub];
         let c = &plan.candidates[cand];
         let col = &plan.columns[unit.col];
@@ -840,7 +843,7 @@ impl<'a> Engine<'a> {
             seed: col.seed,
             image: c.image_id.clone(),
             backend: self.summary.backend.clone(),
-            outcome: outcome.to_owned(),
+            outcome,
             crash,
             detail: Some(detail),
             tau: None,
@@ -858,10 +861,10 @@ impl<'a> Engine<'a> {
 
     fn record(&mut self, unit: UnitKey, cand: usize, e: Evaluation) {
         self.summary.evaluations += 1;
-        match e.outcome.as_str() {
-            "crash" => self.summary.crashes += 1,
-            "timeout" => self.summary.timeouts += 1,
-            _ => {}
+        match e.outcome {
+            Outcome::Crash => self.summary.crashes += 1,
+            Outcome::Timeout => self.summary.timeouts += 1,
+            Outcome::Completed => {}
         }
         self.summary.canaries += usize::from(e.canary);
         self.summary.kernel_ms += e.kernel_ms.unwrap_or(0.0);

@@ -37,6 +37,9 @@ pub struct SubstratePlan {
     /// The full original image (a CUBIN, or on the CPU backend a shared library) and each
     /// kernel's symbol in it.
     pub original_image: PathBuf,
+    /// What the original's baselines are of (`kmut_store::CurrentImages::original`): stored
+    /// with each baseline, so a score takes only the current original's.
+    pub original_id: String,
     pub symbols: BTreeMap<String, String>,
     /// CPU backend: the original's variant name in `original_image`.
     pub original_variant: Option<String>,

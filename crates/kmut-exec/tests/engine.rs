@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use kmut_exec::engine::Progress;
 use kmut_exec::{Candidate, Engine, EngineConfig, Reporter, RunSummary, SubstratePlan};
-use kmut_model::{Column, Family, Mutant, MutantKind, SubstrateDescription};
+use kmut_model::{Column, Family, Mutant, MutantKind, Outcome, SubstrateDescription};
 use kmut_store::Store;
 
 const TARGET: &str = "nvrtc 13.0 -arch=sm_90";
@@ -73,12 +73,13 @@ fn setup(store: &mut Store, name: &str, ids: &[&str]) -> SubstratePlan {
         suites: vec![],
     };
     store.put_substrate(&desc, "h").unwrap();
-    store.replace_mutants(name, &ids.iter().map(|id| mutant(name, id)).collect::<Vec<_>>()).unwrap();
+    store.put_mutants(name, &ids.iter().map(|id| mutant(name, id)).collect::<Vec<_>>()).unwrap();
     SubstratePlan {
         name: name.into(),
         level: 1,
         path: desc.path.clone(),
         original_image: PathBuf::from("original.cubin"),
+        original_id: "orig".into(),
         symbols: std::collections::BTreeMap::default(),
         original_variant: None,
         columns: (1..=3).map(|seed| Column { suite: "T0_original".into(), seed }).collect(),
@@ -131,7 +132,7 @@ fn run(store: &mut Store, plans: &[SubstratePlan], cfg: EngineConfig, stop_after
     Engine::new(cfg, plans, store, run, &reporter, interrupt).run(&order(plans)).unwrap()
 }
 
-fn outcome(store: &Store, substrate: &str, id: &str) -> Vec<(u64, String, Option<String>)> {
+fn outcome(store: &Store, substrate: &str, id: &str) -> Vec<(u64, Outcome, Option<String>)> {
     store.evaluations(substrate, TARGET).unwrap().into_iter().filter(|e| e.mutant == id).map(|e| (e.seed, e.outcome, e.crash)).collect()
 }
 
@@ -151,9 +152,9 @@ fn full_matrix_records_every_cell_and_every_fault_kind() {
     assert!(s.respawns >= 9, "{s:?}");
     let evals = store.evaluations("L1p1_x", TARGET).unwrap();
     assert_eq!(evals.len(), ids.len() * 3);
-    assert!(outcome(&store, "L1p1_x", "hang-f").iter().all(|(_, o, _)| o == "timeout"));
-    assert!(outcome(&store, "L1p1_x", "fatal-e").iter().all(|(_, o, c)| o == "crash" && c.as_deref() == Some("CUDA_ERROR_ILLEGAL_ADDRESS")));
-    assert!(outcome(&store, "L1p1_x", "die-g").iter().all(|(_, o, c)| o == "crash" && c.as_deref() == Some("worker_died")));
+    assert!(outcome(&store, "L1p1_x", "hang-f").iter().all(|(_, o, _)| *o == Outcome::Timeout));
+    assert!(outcome(&store, "L1p1_x", "fatal-e").iter().all(|(_, o, c)| *o == Outcome::Crash && c.as_deref() == Some("CUDA_ERROR_ILLEGAL_ADDRESS")));
+    assert!(outcome(&store, "L1p1_x", "die-g").iter().all(|(_, o, c)| *o == Outcome::Crash && c.as_deref() == Some("worker_died")));
     let tight = evals.iter().find(|e| e.mutant == "tight-c").unwrap();
     assert!(!tight.kills_at(1e-2) && tight.kills_at(1e-4));
     assert!(evals.iter().find(|e| e.mutant == "oob-h").unwrap().canary);
@@ -168,7 +169,7 @@ fn a_segfault_is_a_memory_fault_and_thread_orders_are_kept() {
     let s = run(&mut store, &plans, config(dir.path(), false, 1), 0);
     assert_eq!(s.evaluations, 9, "{s:?}");
     let segv = outcome(&store, "L1p1_x", "segv-a");
-    assert!(segv.iter().all(|(_, o, c)| o == "crash" && c.as_deref() == Some("memory_fault")), "{segv:?}");
+    assert!(segv.iter().all(|(_, o, c)| *o == Outcome::Crash && c.as_deref() == Some("memory_fault")), "{segv:?}");
     let racy: Vec<_> = store.evaluations("L1p1_x", TARGET).unwrap().into_iter().filter(|e| e.mutant == "racy-b").collect();
     assert_eq!(racy.len(), 3);
     for e in &racy {

@@ -6,11 +6,13 @@
 mod backend;
 mod family;
 mod mutant;
+mod outcome;
 mod protocol;
 mod substrate;
 
 pub use backend::{cpu_fidelity, Backend, CpuFidelity, CPU_TARGET, FAST_MATH_RULES, RACE_ORDERS, WARP_RULES};
 pub use family::Family;
 pub use mutant::{apply_edits, mutant_id, Edit, LaunchTransform, Mutant, MutantKind};
+pub use outcome::{Class, ClassCounts, Outcome};
 pub use protocol::{Column, Inputs, Protocol};
 pub use substrate::{CdivCall, LaunchStep, SubstrateDescription, SuiteDescription};

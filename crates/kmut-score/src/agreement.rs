@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use kmut_model::{cpu_fidelity, CpuFidelity, Family, CPU_TARGET};
+use kmut_model::{cpu_fidelity, Backend, CpuFidelity, Family, CPU_TARGET};
 use kmut_store::Store;
 use serde::Serialize;
 
@@ -71,16 +71,23 @@ pub fn agreement(gpu: &Store, cpu: &Store, tolerance: f64) -> Result<Agreement, 
     let (mut gpu_backends, mut cpu_backends) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
     for d in gpu.substrates()? {
         let Some(target) = gpu.targets(&d.name)?.into_iter().find(|t| t != CPU_TARGET) else { continue };
+        // Only cells of the current images on both sides (a stale cell is of another program).
+        let gpu_current = gpu.current_images(&d, &target, Backend::Gpu)?.mutants;
+        let cpu_current = match cpu.targets(&d.name)?.into_iter().next() {
+            Some(t) => cpu.current_images(&d, &t, Backend::Cpu)?.mutants,
+            None => HashMap::new(),
+        };
         let cpu_cells: HashMap<(String, String, u64), bool> = cpu
             .evaluations(&d.name, CPU_TARGET)?
             .into_iter()
+            .filter(|e| cpu_current.get(&e.mutant) == Some(&e.image))
             .inspect(|e| {
                 cpu_backends.insert(e.backend.clone());
             })
             .map(|e| ((e.mutant.clone(), e.suite.clone(), e.seed), e.kills_at(tolerance)))
             .collect();
         let mut cells: BTreeMap<String, Vec<(bool, bool)>> = BTreeMap::new();
-        for e in gpu.evaluations(&d.name, &target)? {
+        for e in gpu.evaluations(&d.name, &target)?.into_iter().filter(|e| gpu_current.get(&e.mutant) == Some(&e.image)) {
             if let Some(&c) = cpu_cells.get(&(e.mutant.clone(), e.suite.clone(), e.seed)) {
                 gpu_backends.insert(e.backend.clone());
                 cells.entry(e.mutant.clone()).or_default().push((e.kills_at(tolerance), c));

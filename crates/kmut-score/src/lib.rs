@@ -1,16 +1,28 @@
 //! Scoring: the verdict of every live mutant under a checking protocol, from the evaluations in
 //! the store, and miss rates overall and by family, level and substrate.
 //!
-//! Nothing runs here. A kill is decided from the stored continuous verdict: a crash, a timeout,
-//! a shape mismatch or `tau* > tolerance` on any of the protocol's inputs. So `KernelBench` HEAD's
-//! 1e-4 is scored from the same evaluations as v0.1's 1e-2.
+//! Nothing runs here. What a score counts, and what it leaves out (`docs/scoring.md`):
+//!
+//! * **Current cells only.** A cell counts when it is of the mutant's current image (and its
+//!   column's baseline of the current original): cells of images a substrate or compiler
+//!   change left behind are counted as stale, never scored.
+//! * **Decisive columns.** A column on which the original itself fails the comparison at the
+//!   scoring tolerance decides nothing for its substrate and is left out of every verdict.
+//! * **Verdicts from the columns a mutant was run on.** A kill on any decisive column decides
+//!   (by value, or a crash); a mutant survives only when every decisive column was run and none
+//!   kills. Run on some and killed by none, it is *undecided* (a first-kill run at a tighter
+//!   tolerance, or `--suites all` after an official run); on none, *not run*. Neither is
+//!   dropped silently: both have columns of their own, and undecided mutants widen the interval.
+//! * **Timeouts** (the watchdog's stop) are their own column and outside the miss rate's
+//!   denominator by default, since the audited protocols' whole-evaluation limits would not
+//!   fail a merely slow kernel; `TimeoutPolicy::Kill` counts them as kills.
 
 mod agreement;
 mod estimate;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use kmut_model::{cpu_fidelity, Backend, Column, CpuFidelity, Family, Inputs, Protocol, CPU_TARGET};
+use kmut_model::{cpu_fidelity, Backend, ClassCounts, Column, CpuFidelity, Family, Inputs, Mutant, Outcome, Protocol, CPU_TARGET};
 use kmut_store::{Evaluation, Store};
 use serde::Serialize;
 
@@ -25,19 +37,79 @@ pub enum ScoreError {
     Empty(String),
 }
 
-/// How a live mutant fared under the protocol.
+/// How the watchdog's stops count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeoutPolicy {
+    /// Their own column, outside the miss rate's denominator.
+    #[default]
+    Exclude,
+    /// As kills (a protocol with a per-evaluation limit as short as kmut's watchdog).
+    Kill,
+}
+
+impl TimeoutPolicy {
+    /// `exclude` or `kill`, as `--timeouts` spells them.
+    pub fn parse(text: &str) -> Result<TimeoutPolicy, String> {
+        match text {
+            "exclude" => Ok(TimeoutPolicy::Exclude),
+            "kill" => Ok(TimeoutPolicy::Kill),
+            other => Err(format!("unknown timeout policy `{other}`; known: exclude, kill")),
+        }
+    }
+}
+
+/// How a kill was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kill {
+    /// The output fails the comparison (or its shape differs).
+    Value,
+    /// A launch failed: the CUDA error class, `launch:<exception>`, `worker_died`, `memory_fault`.
+    Crash(String),
+    /// The watchdog stopped it, under `TimeoutPolicy::Kill`.
+    Timeout,
+}
+
+/// How a live mutant fared under a scoring.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// Some input's output fails the comparison.
-    KilledByValue,
-    /// Some input crashed (CUDA error class, `launch:...`, `worker_died`).
-    KilledByCrash(String),
-    KilledByTimeout,
-    /// Every input passes: the protocol misses this fault.
+    Killed(Kill),
+    /// Every decisive column was run and passes: the protocol misses this fault.
     Survived,
-    /// Not every input was evaluated and none kills.
-    Undetermined,
+    /// Not killed otherwise, and the watchdog stopped it on some column (`TimeoutPolicy::Exclude`).
+    TimedOut,
+    /// Run on some decisive columns, killed by none, not run on the others.
+    Undecided,
+    /// No current cell on any decisive column.
+    NotRun,
+}
+
+/// The verdict of one mutant from its current cells, on the `decisive` columns in order.
+pub fn verdict(cells: &[&Evaluation], decisive: &[Column], tolerance: f64, timeouts: TimeoutPolicy) -> Verdict {
+    let mut run = 0;
+    let mut timed_out = false;
+    for c in decisive {
+        let Some(e) = cells.iter().find(|e| e.suite == c.suite && e.seed == c.seed) else { continue };
+        run += 1;
+        match e.outcome {
+            Outcome::Timeout if timeouts == TimeoutPolicy::Kill => return Verdict::Killed(Kill::Timeout),
+            Outcome::Timeout => timed_out = true,
+            Outcome::Crash => return Verdict::Killed(Kill::Crash(e.crash.clone().unwrap_or_default())),
+            Outcome::Completed if e.kills_at(tolerance) => return Verdict::Killed(Kill::Value),
+            Outcome::Completed => {}
+        }
+    }
+    if timed_out {
+        Verdict::TimedOut
+    } else if run == decisive.len() {
+        Verdict::Survived
+    } else if run == 0 {
+        Verdict::NotRun
+    } else {
+        Verdict::Undecided
+    }
 }
 
 /// The counts of one group of mutants.
@@ -45,12 +117,19 @@ pub enum Verdict {
 pub struct Group {
     pub name: String,
     pub live: usize,
-    /// Live mutants with a settled verdict.
+    /// Live mutants with a settled verdict (killed or survived).
     pub evaluated: usize,
     pub killed: usize,
     pub survived: usize,
+    /// Of the killed, by a crash.
     pub crashes: usize,
+    /// Stopped by the watchdog: counted apart (`TimeoutPolicy::Exclude`) or among the killed.
     pub timeouts: usize,
+    /// Run on some scored inputs, killed by none, missing the others.
+    pub undecided: usize,
+    /// No current cell on any scored input (outside the sample, set aside, or every input of
+    /// the substrate failing its original).
+    pub not_run: usize,
     /// Survivors that wrote out of bounds (a canary was hit): a latent bug the protocol misses.
     pub survived_out_of_bounds: usize,
     pub miss: Option<Estimate>,
@@ -67,26 +146,30 @@ impl Group {
         self.live += 1;
         let s = self.strata.entry((substrate.to_owned(), family)).or_default();
         s.population += 1;
-        if *verdict == Verdict::Undetermined {
-            return;
-        }
-        self.evaluated += 1;
-        s.sampled += 1;
         match verdict {
             Verdict::Survived => {
+                self.evaluated += 1;
                 self.survived += 1;
+                s.sampled += 1;
                 s.missed += 1;
                 self.survived_out_of_bounds += usize::from(canary);
             }
-            Verdict::KilledByCrash(_) => {
+            Verdict::Killed(kill) => {
+                self.evaluated += 1;
                 self.killed += 1;
-                self.crashes += 1;
+                s.sampled += 1;
+                self.crashes += usize::from(matches!(kill, Kill::Crash(_)));
+                self.timeouts += usize::from(*kill == Kill::Timeout);
             }
-            Verdict::KilledByTimeout => {
-                self.killed += 1;
+            Verdict::TimedOut => {
                 self.timeouts += 1;
+                s.excluded += 1;
             }
-            _ => self.killed += 1,
+            Verdict::Undecided => {
+                self.undecided += 1;
+                s.undecided += 1;
+            }
+            Verdict::NotRun => self.not_run += 1,
         }
     }
 
@@ -94,6 +177,16 @@ impl Group {
         let strata: Vec<Stratum> = self.strata.values().copied().collect();
         self.miss = miss_rate(&strata);
     }
+}
+
+/// A column left out of a substrate's verdicts: the original itself fails it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OriginalFailure {
+    pub substrate: String,
+    pub suite: String,
+    pub seed: u64,
+    /// The original's tau\* on it (`None`: its run crashed).
+    pub tau: Option<f64>,
 }
 
 /// A whole score.
@@ -104,9 +197,10 @@ pub struct Score {
     pub tolerance: f64,
     /// The input columns scored (the CPU backend's are always the small suites).
     pub inputs: Inputs,
+    pub timeouts: TimeoutPolicy,
     pub substrates: usize,
-    /// generated, stillborn, equivalent, duplicate, live
-    pub classes: [usize; 5],
+    /// The current mutants of the scored substrates, by compile class.
+    pub classes: ClassCounts,
     pub backends: Vec<String>,
     /// Whose evaluations: a GPU's on the protocol's inputs, or the CPU backend's on the small suites.
     pub backend: Backend,
@@ -127,30 +221,29 @@ pub struct Score {
     pub by_family: Vec<Group>,
     pub by_level: Vec<Group>,
     pub by_substrate: Vec<Group>,
-    /// Inputs on which the original itself fails the comparison.
-    pub original_failures: Vec<String>,
+    /// Columns left out of their substrate's verdicts because the original fails them.
+    pub original_failures: Vec<OriginalFailure>,
+    /// Stored evaluations not scored because they are of an earlier image (or of a mutant the
+    /// current source no longer generates).
+    pub stale_evaluations: usize,
+    /// Things the reader must know before trusting the tables (undecided mutants, ...).
+    pub warnings: Vec<String>,
 }
 
-/// The verdict of one mutant from its evaluations on `columns`.
-pub fn verdict(evaluations: &[&Evaluation], columns: &[Column], tolerance: f64) -> Verdict {
-    let on: Vec<&&Evaluation> = evaluations.iter().filter(|e| columns.iter().any(|c| c.suite == e.suite && c.seed == e.seed)).collect();
-    // Any kill decides, whatever else is missing; the first in column order names it.
-    for c in columns {
-        if let Some(e) = on.iter().find(|e| e.suite == c.suite && e.seed == c.seed) {
-            if e.kills_at(tolerance) {
-                return match e.outcome.as_str() {
-                    "timeout" => Verdict::KilledByTimeout,
-                    "crash" => Verdict::KilledByCrash(e.crash.clone().unwrap_or_default()),
-                    _ => Verdict::KilledByValue,
-                };
-            }
-        }
-    }
-    let covered = columns.iter().all(|c| on.iter().any(|e| e.suite == c.suite && e.seed == c.seed));
-    if covered {
-        Verdict::Survived
-    } else {
-        Verdict::Undetermined
+/// What to score: the protocol's columns (or `inputs`) at `tolerance`, from `backend`'s cells.
+#[derive(Debug, Clone)]
+pub struct ScoreOptions {
+    pub protocol: Protocol,
+    pub tolerance: f64,
+    pub inputs: Inputs,
+    pub backend: Backend,
+    pub timeouts: TimeoutPolicy,
+}
+
+impl ScoreOptions {
+    /// The protocol at its own tolerance, on its own inputs, timeouts excluded.
+    pub fn of(protocol: &Protocol, backend: Backend) -> ScoreOptions {
+        ScoreOptions { protocol: protocol.clone(), tolerance: protocol.tolerance(), inputs: Inputs::Protocol, backend, timeouts: TimeoutPolicy::Exclude }
     }
 }
 
@@ -170,13 +263,13 @@ impl Default for CpuApart {
 
 impl CpuApart {
     /// Count `m` here if it is equivalent- or racy-on-CPU; `false` leaves it to the main tables.
-    fn take(&mut self, substrate: &str, m: &kmut_model::Mutant, v: &Verdict, canary: bool, evals: &[&Evaluation], tolerance: f64) -> bool {
+    fn take(&mut self, substrate: &str, m: &Mutant, v: &Verdict, canary: bool, cells: &[&Evaluation], tolerance: f64) -> bool {
         match cpu_fidelity(m.family, &m.rule) {
             CpuFidelity::EquivalentOnCpu => self.equivalent += 1,
             CpuFidelity::RacyOnCpu => {
                 self.racy.add(substrate, m.family, v, canary);
-                self.witnesses += usize::from(matches!(v, Verdict::KilledByValue | Verdict::KilledByCrash(_) | Verdict::KilledByTimeout));
-                self.order_dependent += usize::from(evals.iter().any(|e| e.order_dependent(tolerance)));
+                self.witnesses += usize::from(matches!(v, Verdict::Killed(_)));
+                self.order_dependent += usize::from(cells.iter().any(|e| e.order_dependent(tolerance)));
             }
             CpuFidelity::Comparable => return false,
         }
@@ -191,65 +284,73 @@ pub fn default_backend(store: &Store) -> Result<Backend, ScoreError> {
     Ok(if targets.iter().any(|t| t != CPU_TARGET) || targets.is_empty() { Backend::Gpu } else { Backend::Cpu })
 }
 
-/// Score `substrates` (all in the store when empty) under `protocol` at `tolerance`, from the
-/// evaluations `backend` stored. On the CPU backend the inputs are the small suites, and mutants
-/// whose CPU verdict does not stand for a GPU's are set apart (`kmut_model::cpu_fidelity`).
-pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, tolerance: f64, inputs: Inputs, backend: Backend) -> Result<Score, ScoreError> {
-    let inputs = inputs.on(backend);
+/// Every group a mutant is counted in.
+struct Tables {
+    overall: Group,
+    by_family: BTreeMap<Family, Group>,
+    by_level: BTreeMap<u8, Group>,
+}
+
+impl Tables {
+    fn add(&mut self, level: u8, substrate: &str, family: Family, v: &Verdict, canary: bool) {
+        self.overall.add(substrate, family, v, canary);
+        self.by_family.entry(family).or_insert_with(|| Group::named(family.name())).add(substrate, family, v, canary);
+        self.by_level.entry(level).or_insert_with(|| Group::named(format!("level {level}"))).add(substrate, family, v, canary);
+    }
+}
+
+/// Score `substrates` (all in the store when empty) as `options` says. On the CPU backend the
+/// inputs are the small suites, and mutants whose CPU verdict does not stand for a GPU's are
+/// set apart (`kmut_model::cpu_fidelity`).
+pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Result<Score, ScoreError> {
+    let (backend, tolerance) = (options.backend, options.tolerance);
+    let inputs = options.inputs.on(backend);
     let descs: Vec<_> = store.substrates()?.into_iter().filter(|d| substrates.is_empty() || substrates.contains(&d.name)).collect();
-    let mut overall = Group::named("all");
-    let mut by_family: BTreeMap<Family, Group> = BTreeMap::new();
-    let mut by_level: BTreeMap<u8, Group> = BTreeMap::new();
+    let mut tables = Tables { overall: Group::named("all"), by_family: BTreeMap::new(), by_level: BTreeMap::new() };
     let mut by_substrate = Vec::new();
-    let mut classes = [0usize; 5];
-    let mut backends = std::collections::BTreeSet::new();
+    let mut classes = ClassCounts::default();
+    let mut backends = BTreeSet::new();
     let mut original_failures = Vec::new();
     let mut apart = CpuApart::default();
+    let mut stale_evaluations = 0;
     let mut scored = 0;
     for d in &descs {
         let Some(target) = store.targets(&d.name)?.into_iter().next() else {
             continue;
         };
         scored += 1;
-        let columns = protocol.columns_for(d, inputs);
         let evaluated_on = backend.evaluation_target(&target);
+        let current = store.current_images(d, &target, backend)?;
+        let columns = options.protocol.columns_for(d, inputs);
+        let (decisive, failing) = decisive_columns(store, &d.name, &evaluated_on, current.original.as_deref(), &columns, tolerance)?;
+        original_failures.extend(failing);
         let mutants = store.mutants(&d.name)?;
         let class_of = store.classes(&d.name, &target)?;
         let evals = store.evaluations(&d.name, &evaluated_on)?;
-        let mut by_mutant: HashMap<&str, Vec<&Evaluation>> = HashMap::new();
+        let mut cells: HashMap<&str, Vec<&Evaluation>> = HashMap::new();
         for e in &evals {
-            backends.insert(e.backend.clone());
-            by_mutant.entry(e.mutant.as_str()).or_default().push(e);
-        }
-        for b in store.baselines(&d.name, &evaluated_on)? {
-            if columns.iter().any(|c| c.suite == b.suite && c.seed == b.seed) && b.tau.is_none_or_nan_or_above(tolerance) {
-                original_failures.push(format!("{} {} seed {} (tau* {:.3e})", d.name, b.suite, b.seed, b.tau.unwrap_or(f64::NAN)));
+            if current.mutants.get(&e.mutant) == Some(&e.image) {
+                backends.insert(e.backend.clone());
+                cells.entry(e.mutant.as_str()).or_default().push(e);
+            } else {
+                stale_evaluations += 1;
             }
         }
         let mut group = Group::named(d.name.clone());
         for m in &mutants {
-            let class = class_of.get(&m.id).map_or("unclassified", |c| c.class.as_str());
-            classes[0] += 1;
-            match class {
-                "stillborn" => classes[1] += 1,
-                "equivalent" => classes[2] += 1,
-                "duplicate" => classes[3] += 1,
-                "live" => classes[4] += 1,
-                _ => {}
-            }
-            if class != "live" {
+            let class = class_of.get(&m.id).map(|c| c.class);
+            classes.add(class);
+            if class != Some(kmut_model::Class::Live) {
                 continue;
             }
-            let mine = by_mutant.get(m.id.as_str()).map(Vec::as_slice).unwrap_or_default();
-            let v = verdict(mine, &columns, tolerance);
-            let canary = mine.iter().any(|e| e.canary && columns.iter().any(|c| c.suite == e.suite && c.seed == e.seed));
+            let mine = cells.get(m.id.as_str()).map(Vec::as_slice).unwrap_or_default();
+            let v = verdict(mine, &decisive, tolerance, options.timeouts);
+            let canary = mine.iter().any(|e| e.canary && decisive.iter().any(|c| c.suite == e.suite && c.seed == e.seed));
             if backend == Backend::Cpu && apart.take(&d.name, m, &v, canary, mine, tolerance) {
                 continue;
             }
             group.add(&d.name, m.family, &v, canary);
-            overall.add(&d.name, m.family, &v, canary);
-            by_family.entry(m.family).or_insert_with(|| Group::named(m.family.name())).add(&d.name, m.family, &v, canary);
-            by_level.entry(d.level).or_insert_with(|| Group::named(format!("level {}", d.level))).add(&d.name, m.family, &v, canary);
+            tables.add(d.level, &d.name, m.family, &v, canary);
         }
         group.finish();
         by_substrate.push(group);
@@ -257,19 +358,20 @@ pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, toleranc
     if scored == 0 {
         return Err(ScoreError::Empty(store.path().display().to_string()));
     }
+    let Tables { mut overall, by_family, by_level } = tables;
     overall.finish();
     apart.racy.finish();
-    let mut finish = |g: &mut Group| g.finish();
     let mut by_family: Vec<Group> = by_family.into_values().collect();
     let mut by_level: Vec<Group> = by_level.into_values().collect();
-    by_family.iter_mut().for_each(&mut finish);
-    by_level.iter_mut().for_each(&mut finish);
-    let sampled = overall.evaluated < overall.live;
+    by_family.iter_mut().chain(by_level.iter_mut()).for_each(Group::finish);
+    let sampled = overall.evaluated + overall.timeouts < overall.live;
+    let warnings = warnings(&overall, options);
     Ok(Score {
-        protocol: protocol.name.clone(),
-        title: protocol.title.clone(),
+        protocol: options.protocol.name.clone(),
+        title: options.protocol.title.clone(),
         tolerance,
         inputs,
+        timeouts: options.timeouts,
         substrates: scored,
         classes,
         backends: backends.into_iter().collect(),
@@ -284,15 +386,45 @@ pub fn score(store: &Store, substrates: &[String], protocol: &Protocol, toleranc
         by_level,
         by_substrate,
         original_failures,
+        stale_evaluations,
+        warnings,
     })
 }
 
-trait FailsAt {
-    fn is_none_or_nan_or_above(&self, tolerance: f64) -> bool;
+/// The scoring columns on which the current original passes at `tolerance` (in order), and
+/// the ones it fails, which decide nothing. A column with no current baseline stays decisive:
+/// nothing of the current images was run on it, so its mutants are not run there either.
+fn decisive_columns(
+    store: &Store,
+    substrate: &str,
+    target: &str,
+    original: Option<&str>,
+    columns: &[Column],
+    tolerance: f64,
+) -> Result<(Vec<Column>, Vec<OriginalFailure>), ScoreError> {
+    let baselines = store.baselines(substrate, target)?;
+    let mut decisive = Vec::new();
+    let mut failing = Vec::new();
+    for c in columns {
+        let base = baselines.iter().find(|b| b.suite == c.suite && b.seed == c.seed && b.image.is_some() && b.image.as_deref() == original);
+        match base {
+            Some(b) if !matches!(b.tau, Some(t) if t <= tolerance) => {
+                failing.push(OriginalFailure { substrate: substrate.to_owned(), suite: c.suite.clone(), seed: c.seed, tau: b.tau });
+            }
+            _ => decisive.push(c.clone()),
+        }
+    }
+    Ok((decisive, failing))
 }
 
-impl FailsAt for Option<f64> {
-    fn is_none_or_nan_or_above(&self, tolerance: f64) -> bool {
-        !matches!(self, Some(t) if *t <= tolerance)
+/// What the reader must be told before the tables.
+fn warnings(overall: &Group, options: &ScoreOptions) -> Vec<String> {
+    let mut out = Vec::new();
+    if overall.undecided > 0 {
+        out.push(format!(
+            "{} mutants were run on only some of the inputs scored and killed by none: the run stopped at a first kill at a tighter tolerance than {:e}, or these inputs were not all run (e.g. --suites all after an official run). Their verdicts are unknown; the miss rate is shown as the interval from all of them killed to all surviving. Run `kmut run` with the same --protocol/--suites (and --full-matrix for a looser tolerance) to decide them.",
+            overall.undecided, options.tolerance
+        ));
     }
+    out
 }

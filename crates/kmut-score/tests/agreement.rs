@@ -1,6 +1,6 @@
 //! CPU/GPU agreement from a real store holding both backends' evaluations.
 
-use kmut_model::{Family, Mutant, MutantKind, SubstrateDescription};
+use kmut_model::{Family, Mutant, MutantKind, Outcome, SubstrateDescription};
 use kmut_store::{CompileRecord, Evaluation, Store};
 
 const GPU: &str = "sm_90";
@@ -31,9 +31,10 @@ fn eval(mutant: &str, target: &str, seed: u64, tau: f64) -> Evaluation {
         target: target.into(),
         suite: "T1_small".into(),
         seed,
-        image: "i".into(),
+        // What each backend's cells of the current images are labelled (Store::current_images).
+        image: if target == "cpu" { "cpu:s".into() } else { "i".into() },
         backend: if target == "cpu" { "cpu:test".into() } else { "cuda:test".into() },
-        outcome: "completed".into(),
+        outcome: Outcome::Completed,
         crash: None,
         detail: None,
         tau: Some(tau),
@@ -74,7 +75,7 @@ fn agreement_counts_shared_cells_per_family_and_keeps_racy_mutants_apart() {
         mutant("racy", Family::Synchronization, "sync-barrier-remove"),
         mutant("gpu-alone", Family::Indexing, "index-x"),
     ];
-    store.replace_mutants("L1p1_x", &mutants).unwrap();
+    store.put_mutants("L1p1_x", &mutants).unwrap();
     let record = |id: &str| CompileRecord {
         mutant: Some(id.into()),
         substrate: "L1p1_x".into(),
@@ -102,6 +103,12 @@ fn agreement_counts_shared_cells_per_family_and_keeps_racy_mutants_apart() {
     }
     // A CPU cell with no GPU counterpart is ignored too.
     evals.push(eval("both-kill", "cpu", 3, 1e-6));
+    // So is a cell of an earlier image: it would make "gpu-only" agree.
+    let mut stale = eval("gpu-only", "cpu", 3, 0.5);
+    stale.image = "cpu:an-earlier-source".into();
+    evals.push(stale.clone());
+    stale.target = GPU.into();
+    evals.push(stale);
     store.put_evaluations(&evals, run).unwrap();
 
     let a = kmut_score::agreement(&store, &store, 1e-2).unwrap();

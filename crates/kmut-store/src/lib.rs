@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use kmut_model::{Mutant, SubstrateDescription};
+use kmut_model::{Backend, Class, Mutant, MutantKind, Outcome, SubstrateDescription};
 use rusqlite::{params, Connection, OptionalExtension};
 
 mod schema;
@@ -30,6 +30,8 @@ pub enum StoreError {
     Sql(#[from] rusqlite::Error),
     #[error("a stored mutant is not valid JSON")]
     Json(#[from] serde_json::Error),
+    #[error("the store holds a value this kmut does not know: {0}")]
+    Corrupt(String),
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -59,7 +61,7 @@ pub struct CompileRecord {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassRecord {
     pub mutant: String,
-    pub class: String,
+    pub class: Class,
     pub duplicate_of: Option<String>,
 }
 
@@ -78,8 +80,7 @@ pub struct Evaluation {
     pub image: String,
     /// Where it ran: `cuda:<device name>` or `cpu:<processor model>`.
     pub backend: String,
-    /// `completed`, `crash` or `timeout`.
-    pub outcome: String,
+    pub outcome: Outcome,
     /// The crash class: the CUDA error name, `launch:<Python exception>`, `worker_died`.
     pub crash: Option<String>,
     pub detail: Option<String>,
@@ -107,7 +108,7 @@ impl Evaluation {
     /// not complete? That is a kill under a KernelBench-style protocol at `tol`.
     pub fn kills_at(&self, tol: f64) -> bool {
         // NaN compares false, so a NaN tau kills too.
-        self.outcome != "completed" || !self.shape_ok || !matches!(self.tau, Some(t) if t <= tol)
+        self.outcome != Outcome::Completed || !self.shape_ok || !matches!(self.tau, Some(t) if t <= tol)
     }
 
     /// The thread orders in which the mutant was killed at `tol`.
@@ -137,6 +138,34 @@ pub struct Baseline {
     pub max_abs: Option<f64>,
     pub kernel_ms: Option<f64>,
     pub prep_s: Option<f64>,
+    /// The original image the column was measured with (`CurrentImages::original`); `None` in
+    /// stores written before it was recorded, which then match no current original.
+    pub image: Option<String>,
+    /// The column's peak device memory in the worker (inputs, reference, one run of the
+    /// original), in bytes; `None` where not measured (the CPU backend).
+    pub peak_bytes: Option<u64>,
+}
+
+/// What each stored cell of a substrate must have been evaluated on to count now: the image
+/// of every current mutant and of the original, as `kmut run` labels its evaluations.
+///
+/// GPU: a source mutant's CUBIN hash; a launch mutant runs the original image changed on the
+/// host side, `launch:<original CUBIN hash>`. CPU backend: the scoped CUDA source's hash
+/// (`cpu:<source hash>`, the variant g++ builds from it) and `launch:cpu:<original source hash>`.
+/// A mutant without a compile record of the target has no entry: nothing of it is current.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CurrentImages {
+    pub mutants: HashMap<String, String>,
+    /// The whole original's image, which its baselines are of.
+    pub original: Option<String>,
+}
+
+/// What `Store::prune` removed (or would remove) of one substrate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pruned {
+    pub substrate: String,
+    pub mutants: usize,
+    pub evaluations: usize,
 }
 
 /// An open store.
@@ -207,36 +236,70 @@ impl Store {
         Ok(())
     }
 
-    /// Make the stored mutants of `substrate` exactly `mutants`: new ones are added, changed
-    /// ones updated, and ones no longer generated removed with their results.
-    pub fn replace_mutants(&mut self, substrate: &str, mutants: &[Mutant]) -> Result<()> {
+    /// Store `mutants` as the current generation of `substrate`: new ones are added, changed
+    /// ones updated, and the substrate's other stored mutants (whose sites an edit of the source
+    /// moved or removed) are marked stale. Nothing is deleted: stale mutants keep their results
+    /// until `prune`, and no later read takes them for current. Returns how many are stale.
+    pub fn put_mutants(&mut self, substrate: &str, mutants: &[Mutant]) -> Result<usize> {
         let tx = self.conn.transaction()?;
-        tx.execute("CREATE TEMP TABLE IF NOT EXISTS keep (id TEXT PRIMARY KEY)", [])?;
-        tx.execute("DELETE FROM keep", [])?;
+        tx.execute("UPDATE mutants SET stale = 1 WHERE substrate = ?1", params![substrate])?;
         {
-            let mut keep = tx.prepare("INSERT OR IGNORE INTO keep (id) VALUES (?1)")?;
             let mut put = tx.prepare(
-                "INSERT INTO mutants (id, substrate, rule, family, kernel, layer, depth, line, kind, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                "INSERT INTO mutants (id, substrate, rule, family, kernel, layer, depth, line, kind, body, stale) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0)
                  ON CONFLICT(id) DO UPDATE SET substrate = excluded.substrate, rule = excluded.rule, family = excluded.family,
-                   kernel = excluded.kernel, layer = excluded.layer, depth = excluded.depth, line = excluded.line, kind = excluded.kind, body = excluded.body",
+                   kernel = excluded.kernel, layer = excluded.layer, depth = excluded.depth, line = excluded.line, kind = excluded.kind,
+                   body = excluded.body, stale = 0",
             )?;
             for m in mutants {
-                keep.execute(params![m.id])?;
                 let kind = match m.mutation {
-                    kmut_model::MutantKind::Source { .. } => "source",
-                    kmut_model::MutantKind::Launch { .. } => "launch",
+                    MutantKind::Source { .. } => "source",
+                    MutantKind::Launch { .. } => "launch",
                 };
                 put.execute(params![m.id, m.substrate, m.rule, m.family.name(), m.kernel, m.layer, m.depth, m.line, kind, serde_json::to_string(m)?])?;
             }
         }
-        tx.execute("DELETE FROM mutants WHERE substrate = ?1 AND id NOT IN (SELECT id FROM keep)", params![substrate])?;
+        let stale: i64 = tx.query_row("SELECT count(*) FROM mutants WHERE substrate = ?1 AND stale = 1", params![substrate], |r| r.get(0))?;
         tx.commit()?;
-        Ok(())
+        Ok(stale as usize)
     }
 
-    /// The stored mutants of `substrate`, ordered by id.
+    /// Delete the stale mutants of `substrates` (every substrate when empty) with their
+    /// compilations, classes and evaluations; with `dry_run`, only count them. One row per
+    /// substrate that has any.
+    pub fn prune(&mut self, substrates: &[String], dry_run: bool) -> Result<Vec<Pruned>> {
+        let tx = self.conn.transaction()?;
+        let mut out = Vec::new();
+        {
+            let mut counts = tx.prepare(
+                "SELECT m.substrate, count(DISTINCT m.id), count(e.mutant) FROM mutants m LEFT JOIN evaluations e ON e.mutant = m.id
+                 WHERE m.stale = 1 GROUP BY m.substrate ORDER BY m.substrate",
+            )?;
+            let rows = counts.query_map([], |r| Ok(Pruned { substrate: r.get(0)?, mutants: r.get::<_, i64>(1)? as usize, evaluations: r.get::<_, i64>(2)? as usize }))?;
+            for row in rows {
+                let row = row?;
+                if substrates.is_empty() || substrates.contains(&row.substrate) {
+                    out.push(row);
+                }
+            }
+        }
+        if !dry_run {
+            for p in &out {
+                tx.execute("DELETE FROM mutants WHERE substrate = ?1 AND stale = 1", params![p.substrate])?;
+            }
+        }
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// How many stored mutants of `substrate` are stale.
+    pub fn stale_count(&self, substrate: &str) -> Result<usize> {
+        let n: i64 = self.conn.query_row("SELECT count(*) FROM mutants WHERE substrate = ?1 AND stale = 1", params![substrate], |r| r.get(0))?;
+        Ok(n as usize)
+    }
+
+    /// The current (not stale) mutants of `substrate`, ordered by id.
     pub fn mutants(&self, substrate: &str) -> Result<Vec<Mutant>> {
-        let mut stmt = self.conn.prepare("SELECT body FROM mutants WHERE substrate = ?1 ORDER BY id")?;
+        let mut stmt = self.conn.prepare("SELECT body FROM mutants WHERE substrate = ?1 AND stale = 0 ORDER BY id")?;
         let rows = stmt.query_map(params![substrate], |r| r.get::<_, String>(0))?;
         rows.map(|r| Ok(serde_json::from_str(&r?)?)).collect()
     }
@@ -312,14 +375,14 @@ impl Store {
         Ok(out)
     }
 
-    /// Replace the classes of a substrate's mutants for `target`.
-    pub fn put_classes(&mut self, substrate: &str, target: &str, classes: &[ClassRecord]) -> Result<()> {
+    /// Store the classes of the given mutants for `target` (replacing theirs); the classes of
+    /// the substrate's other mutants are left as they are.
+    pub fn put_classes(&mut self, target: &str, classes: &[ClassRecord]) -> Result<()> {
         let tx = self.conn.transaction()?;
-        tx.execute("DELETE FROM classes WHERE target = ?2 AND mutant IN (SELECT id FROM mutants WHERE substrate = ?1)", params![substrate, target])?;
         {
-            let mut put = tx.prepare("INSERT INTO classes (mutant, target, class, duplicate_of) VALUES (?1, ?2, ?3, ?4)")?;
+            let mut put = tx.prepare("INSERT OR REPLACE INTO classes (mutant, target, class, duplicate_of) VALUES (?1, ?2, ?3, ?4)")?;
             for c in classes {
-                put.execute(params![c.mutant, target, c.class, c.duplicate_of])?;
+                put.execute(params![c.mutant, target, c.class.name(), c.duplicate_of])?;
             }
         }
         tx.commit()?;
@@ -331,11 +394,12 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare("SELECT c.mutant, c.class, c.duplicate_of FROM classes c JOIN mutants m ON m.id = c.mutant WHERE m.substrate = ?1 AND c.target = ?2")?;
-        let rows = stmt.query_map(params![substrate, target], |r| Ok(ClassRecord { mutant: r.get(0)?, class: r.get(1)?, duplicate_of: r.get(2)? }))?;
+        let rows = stmt.query_map(params![substrate, target], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get(2)?)))?;
         let mut out = HashMap::new();
         for r in rows {
-            let r = r?;
-            out.insert(r.mutant.clone(), r);
+            let (mutant, class, duplicate_of) = r?;
+            let class = Class::parse(&class).map_err(StoreError::Corrupt)?;
+            out.insert(mutant.clone(), ClassRecord { mutant, class, duplicate_of });
         }
         Ok(out)
     }
@@ -371,7 +435,7 @@ impl Store {
                     e.seed as i64,
                     e.image,
                     e.backend,
-                    e.outcome,
+                    e.outcome.name(),
                     e.crash,
                     e.detail,
                     e.tau,
@@ -400,6 +464,7 @@ impl Store {
              FROM evaluations e JOIN mutants m ON m.id = e.mutant WHERE m.substrate = ?1 AND e.target = ?2 ORDER BY e.mutant, e.suite, e.seed",
         )?;
         let rows = stmt.query_map(params![substrate, target], |r| {
+            let outcome: String = r.get(5)?;
             Ok(Evaluation {
                 mutant: r.get(0)?,
                 target: target.to_owned(),
@@ -407,7 +472,8 @@ impl Store {
                 seed: r.get::<_, i64>(2)? as u64,
                 image: r.get(3)?,
                 backend: r.get(4)?,
-                outcome: r.get(5)?,
+                // The schema's CHECK admits only the three outcomes.
+                outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Crash),
                 crash: r.get(6)?,
                 detail: r.get(7)?,
                 tau: r.get(8)?,
@@ -428,9 +494,23 @@ impl Store {
     /// Store (or replace) the original's run on one input.
     pub fn put_baseline(&self, b: &Baseline, run: i64) -> Result<()> {
         self.conn.execute(
-            "INSERT OR REPLACE INTO baselines (substrate, target, suite, seed, backend, sizes, tau, max_abs, kernel_ms, prep_s, run)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            params![b.substrate, b.target, b.suite, b.seed as i64, b.backend, b.sizes, b.tau, b.max_abs, b.kernel_ms, b.prep_s, run],
+            "INSERT OR REPLACE INTO baselines (substrate, target, suite, seed, backend, sizes, tau, max_abs, kernel_ms, prep_s, run, image, peak_bytes)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            params![
+                b.substrate,
+                b.target,
+                b.suite,
+                b.seed as i64,
+                b.backend,
+                b.sizes,
+                b.tau,
+                b.max_abs,
+                b.kernel_ms,
+                b.prep_s,
+                run,
+                b.image,
+                b.peak_bytes.map(|p| p as i64)
+            ],
         )?;
         Ok(())
     }
@@ -438,7 +518,7 @@ impl Store {
     /// The original's runs of a substrate for `target`.
     pub fn baselines(&self, substrate: &str, target: &str) -> Result<Vec<Baseline>> {
         let mut stmt = self.conn.prepare(
-            "SELECT suite, seed, backend, sizes, tau, max_abs, kernel_ms, prep_s FROM baselines WHERE substrate = ?1 AND target = ?2 ORDER BY suite, seed",
+            "SELECT suite, seed, backend, sizes, tau, max_abs, kernel_ms, prep_s, image, peak_bytes FROM baselines WHERE substrate = ?1 AND target = ?2 ORDER BY suite, seed",
         )?;
         let rows = stmt.query_map(params![substrate, target], |r| {
             Ok(Baseline {
@@ -452,6 +532,8 @@ impl Store {
                 max_abs: r.get(5)?,
                 kernel_ms: r.get(6)?,
                 prep_s: r.get(7)?,
+                image: r.get(8)?,
+                peak_bytes: r.get::<_, Option<i64>>(9)?.map(|p| p as u64),
             })
         })?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)
@@ -473,5 +555,41 @@ impl Store {
         let mut stmt = self.conn.prepare("SELECT DISTINCT target FROM evaluations ORDER BY target")?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// The image every current mutant of `desc`, and its original, is evaluated on by `backend`
+    /// under the compile target `target` (see [`CurrentImages`]).
+    pub fn current_images(&self, desc: &SubstrateDescription, target: &str, backend: Backend) -> Result<CurrentImages> {
+        let whole = desc.kernels.join(",");
+        let original: Option<(String, Option<String>)> = self
+            .conn
+            .query_row("SELECT source_hash, image_hash FROM originals WHERE substrate = ?1 AND target = ?2 AND scope = ?3", params![desc.name, target, whole], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?;
+        let original = original.and_then(|(source, image)| match backend {
+            Backend::Gpu => image,
+            Backend::Cpu => Some(format!("cpu:{source}")),
+        });
+        let mut stmt = self.conn.prepare(
+            "SELECT m.id, m.kind, c.source_hash, c.image_hash FROM mutants m LEFT JOIN compilations c ON c.mutant = m.id AND c.target = ?2
+             WHERE m.substrate = ?1 AND m.stale = 0",
+        )?;
+        let rows = stmt.query_map(params![desc.name, target], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?, r.get::<_, Option<String>>(3)?))
+        })?;
+        let mut mutants = HashMap::new();
+        for row in rows {
+            let (id, kind, source, image) = row?;
+            let current = match (kind.as_str(), backend) {
+                ("launch", _) => original.as_ref().map(|o| format!("launch:{o}")),
+                (_, Backend::Gpu) => image,
+                (_, Backend::Cpu) => source.map(|s| format!("cpu:{s}")),
+            };
+            if let Some(c) = current {
+                mutants.insert(id, c);
+            }
+        }
+        Ok(CurrentImages { mutants, original })
     }
 }

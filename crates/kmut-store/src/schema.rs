@@ -117,4 +117,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r"
     ALTER TABLE evaluations ADD COLUMN orders TEXT;
     ",
+    // 4: nothing is deleted behind the user's back, and no stale result is scored.
+    // `stale`: the mutant is no longer generated from its substrate's current source (an edit
+    // moved or removed its site); it keeps its results until `kmut store prune`.
+    // `baselines.image`: the original image the column was measured with, so a baseline of an
+    // earlier original is not taken for the current one. `peak_bytes`: the column's measured
+    // device-memory footprint (inputs, reference, one run of the original), which budgets GPU
+    // memory across workers.
+    r"
+    ALTER TABLE mutants ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE baselines ADD COLUMN image TEXT;
+    ALTER TABLE baselines ADD COLUMN peak_bytes INTEGER;
+    ",
 ];

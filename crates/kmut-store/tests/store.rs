@@ -1,7 +1,7 @@
 //! The real `SQLite` store: migrations, round trips, replacement of a substrate's mutants.
 
-use kmut_model::{Family, Mutant, MutantKind, SubstrateDescription};
-use kmut_store::{ClassRecord, CompileRecord, Evaluation, Store, SCHEMA_VERSION};
+use kmut_model::{Backend, Class, Family, Mutant, MutantKind, Outcome, SubstrateDescription};
+use kmut_store::{Baseline, ClassRecord, CompileRecord, Evaluation, Pruned, Store, SCHEMA_VERSION};
 
 fn desc() -> SubstrateDescription {
     SubstrateDescription {
@@ -75,22 +75,81 @@ fn a_store_from_a_newer_kmut_is_refused_with_a_clear_error() {
 }
 
 #[test]
-fn mutants_round_trip_and_replacing_drops_the_ones_gone_with_their_results() {
+fn a_new_generation_marks_the_mutants_gone_stale_and_only_prune_deletes_them() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
     let run = store.begin_run("test", "13.0", "-arch=sm_90").unwrap();
     store.put_substrate(&desc(), "h").unwrap();
-    store.replace_mutants("L1p1_x", &[mutant("a"), mutant("b")]).unwrap();
+    assert_eq!(store.put_mutants("L1p1_x", &[mutant("a"), mutant("b")]).unwrap(), 0);
     assert_eq!(store.mutants("L1p1_x").unwrap(), vec![mutant("a"), mutant("b")]);
     store.put_compilations(&[record(Some("a"), Some("i")), record(Some("b"), None), record(None, Some("o"))], run).unwrap();
-    store.put_classes("L1p1_x", "t", &[ClassRecord { mutant: "b".into(), class: "stillborn".into(), duplicate_of: None }]).unwrap();
+    store.put_classes("t", &[ClassRecord { mutant: "b".into(), class: Class::Stillborn, duplicate_of: None }]).unwrap();
+    store.put_evaluations(&[evaluation("b", "t", Some(0.5), vec![])], run).unwrap();
     assert_eq!(store.original("L1p1_x", "t", "k").unwrap().unwrap().image_hash.as_deref(), Some("o"));
-    store.replace_mutants("L1p1_x", &[mutant("a")]).unwrap();
-    let left = store.compilations("L1p1_x", "t").unwrap();
-    assert_eq!(left.keys().collect::<Vec<_>>(), ["a"]);
+    // The source changed: only "a" is generated now. "b" is stale but keeps everything.
+    assert_eq!(store.put_mutants("L1p1_x", &[mutant("a")]).unwrap(), 1);
+    assert_eq!(store.mutants("L1p1_x").unwrap(), vec![mutant("a")]);
+    assert_eq!(store.stale_count("L1p1_x").unwrap(), 1);
+    assert_eq!(store.compilations("L1p1_x", "t").unwrap().len(), 2);
+    assert_eq!(store.evaluations("L1p1_x", "t").unwrap().len(), 1);
+    // A dry run only counts; prune removes the stale mutant with its results.
+    let expected = vec![Pruned { substrate: "L1p1_x".into(), mutants: 1, evaluations: 1 }];
+    assert_eq!(store.prune(&[], true).unwrap(), expected);
+    assert_eq!(store.evaluations("L1p1_x", "t").unwrap().len(), 1);
+    assert_eq!(store.prune(&["L2p2_other".into()], false).unwrap(), vec![]);
+    assert_eq!(store.prune(&[], false).unwrap(), expected);
+    assert_eq!(store.compilations("L1p1_x", "t").unwrap().keys().collect::<Vec<_>>(), ["a"]);
     assert!(store.classes("L1p1_x", "t").unwrap().is_empty());
+    assert!(store.evaluations("L1p1_x", "t").unwrap().is_empty());
+    assert_eq!(store.prune(&[], false).unwrap(), vec![]);
+    // Generated again later, a stale mutant is current again.
+    store.put_mutants("L1p1_x", &[mutant("a"), mutant("c")]).unwrap();
+    store.put_mutants("L1p1_x", &[mutant("c")]).unwrap();
+    store.put_mutants("L1p1_x", &[mutant("a"), mutant("c")]).unwrap();
+    assert_eq!(store.stale_count("L1p1_x").unwrap(), 0);
     store.finish_run(run, "done").unwrap();
     assert_eq!(store.runs().unwrap(), [("test".to_owned(), "done".to_owned())]);
+}
+
+#[test]
+fn classes_of_other_mutants_survive_a_partial_classification() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    store.put_substrate(&desc(), "h").unwrap();
+    store.put_mutants("L1p1_x", &[mutant("a"), mutant("b")]).unwrap();
+    let class = |id: &str, class| ClassRecord { mutant: id.into(), class, duplicate_of: None };
+    store.put_classes("t", &[class("a", Class::Live), class("b", Class::Stillborn)]).unwrap();
+    store.put_classes("t", &[class("a", Class::Equivalent)]).unwrap();
+    let classes = store.classes("L1p1_x", "t").unwrap();
+    assert_eq!((classes["a"].class, classes["b"].class), (Class::Equivalent, Class::Stillborn));
+}
+
+#[test]
+fn current_images_name_what_each_backend_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let run = store.begin_run("test", "13.0", "-arch=sm_90").unwrap();
+    store.put_substrate(&desc(), "h").unwrap();
+    let mut launch = mutant("l");
+    launch.mutation = MutantKind::Launch { transform: kmut_model::LaunchTransform::SwapGridBlock { step: 0 } };
+    store.put_mutants("L1p1_x", &[mutant("a"), mutant("b"), launch]).unwrap();
+    let mut a = record(Some("a"), Some("img-a"));
+    a.source_hash = "src-a".into();
+    let mut original = record(None, Some("img-o"));
+    original.source_hash = "src-o".into();
+    store.put_compilations(&[a, original], run).unwrap();
+    let gpu = store.current_images(&desc(), "t", Backend::Gpu).unwrap();
+    assert_eq!(gpu.original.as_deref(), Some("img-o"));
+    assert_eq!(gpu.mutants["a"], "img-a");
+    assert_eq!(gpu.mutants["l"], "launch:img-o");
+    assert!(!gpu.mutants.contains_key("b"), "not compiled: nothing of it is current");
+    let cpu = store.current_images(&desc(), "t", Backend::Cpu).unwrap();
+    assert_eq!(cpu.original.as_deref(), Some("cpu:src-o"));
+    assert_eq!(cpu.mutants["a"], "cpu:src-a");
+    assert_eq!(cpu.mutants["l"], "launch:cpu:src-o");
+    // A stale mutant has no current image.
+    store.put_mutants("L1p1_x", &[mutant("b")]).unwrap();
+    assert!(store.current_images(&desc(), "t", Backend::Gpu).unwrap().mutants.is_empty());
 }
 
 fn evaluation(mutant: &str, target: &str, tau: Option<f64>, orders: Vec<(u32, Option<f64>)>) -> Evaluation {
@@ -101,7 +160,7 @@ fn evaluation(mutant: &str, target: &str, tau: Option<f64>, orders: Vec<(u32, Op
         seed: 1,
         image: "i".into(),
         backend: if target == "cpu" { "cpu:test".into() } else { "cuda:test".into() },
-        outcome: "completed".into(),
+        outcome: Outcome::Completed,
         crash: None,
         detail: None,
         tau,
@@ -123,7 +182,7 @@ fn evaluations_keep_their_thread_orders_and_each_backend_its_own_target() {
     let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
     let run = store.begin_run("test", "13.0", "-arch=sm_90").unwrap();
     store.put_substrate(&desc(), "h").unwrap();
-    store.replace_mutants("L1p1_x", &[mutant("a"), mutant("b")]).unwrap();
+    store.put_mutants("L1p1_x", &[mutant("a"), mutant("b")]).unwrap();
     let racy = evaluation("a", "cpu", Some(0.5), vec![(0, Some(1e-6)), (1, Some(0.5)), (2, None)]);
     let gpu = evaluation("a", "t", Some(1e-6), vec![]);
     store.put_evaluations(&[racy.clone(), gpu.clone(), evaluation("b", "cpu", Some(1e-6), vec![])], run).unwrap();
@@ -145,16 +204,59 @@ fn a_version_2_store_gains_the_orders_column_and_keeps_its_evaluations() {
         let mut store = Store::open(&path).unwrap();
         let run = store.begin_run("test", "13.0", "-arch=sm_90").unwrap();
         store.put_substrate(&desc(), "h").unwrap();
-        store.replace_mutants("L1p1_x", &[mutant("a")]).unwrap();
+        store.put_mutants("L1p1_x", &[mutant("a")]).unwrap();
         store.put_evaluations(&[evaluation("a", "t", Some(0.25), vec![])], run).unwrap();
     }
-    // Undo migration 3 by hand, as a store written by the previous kmut would be.
+    // Undo migrations 3 and 4 by hand, as a store written by a kmut of schema 2 would be.
     let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch("ALTER TABLE evaluations DROP COLUMN orders; PRAGMA user_version = 2;").unwrap();
+    conn.execute_batch(
+        "ALTER TABLE evaluations DROP COLUMN orders; ALTER TABLE mutants DROP COLUMN stale; ALTER TABLE baselines DROP COLUMN image;
+         ALTER TABLE baselines DROP COLUMN peak_bytes; PRAGMA user_version = 2;",
+    )
+    .unwrap();
     drop(conn);
     let store = Store::open(&path).unwrap();
     let evals = store.evaluations("L1p1_x", "t").unwrap();
     assert_eq!(evals.len(), 1);
     assert_eq!(evals[0].tau, Some(0.25));
     assert!(evals[0].orders.is_empty());
+}
+
+#[test]
+fn a_version_3_store_gains_stale_flags_and_baseline_images_and_keeps_its_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sqlite");
+    let base = Baseline {
+        substrate: "L1p1_x".into(),
+        target: "t".into(),
+        suite: "T0_original".into(),
+        seed: 1,
+        backend: "cuda:test".into(),
+        sizes: "{}".into(),
+        tau: Some(0.0),
+        max_abs: Some(0.0),
+        kernel_ms: Some(1.0),
+        prep_s: Some(0.1),
+        image: Some("img-o".into()),
+        peak_bytes: Some(1 << 30),
+    };
+    {
+        let mut store = Store::open(&path).unwrap();
+        let run = store.begin_run("test", "13.0", "-arch=sm_90").unwrap();
+        store.put_substrate(&desc(), "h").unwrap();
+        store.put_mutants("L1p1_x", &[mutant("a")]).unwrap();
+        store.put_baseline(&base, run).unwrap();
+        assert_eq!(store.baselines("L1p1_x", "t").unwrap(), vec![base.clone()]);
+    }
+    // Undo migration 4 by hand, as the previous kmut wrote the store.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "ALTER TABLE mutants DROP COLUMN stale; ALTER TABLE baselines DROP COLUMN image; ALTER TABLE baselines DROP COLUMN peak_bytes; PRAGMA user_version = 3;",
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.mutants("L1p1_x").unwrap(), vec![mutant("a")], "every old mutant is current");
+    let old = &store.baselines("L1p1_x", "t").unwrap()[0];
+    assert_eq!((old.image.as_deref(), old.peak_bytes), (None, None), "an old baseline matches no current original");
 }

@@ -1,6 +1,6 @@
 //! `kmut compile`: mutate, store, compile and classify; a table per substrate and per family.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,19 +9,17 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use kmut_compile::{CompileStage, ImageCache, Reporter, SubstrateSummary};
-use kmut_model::{Family, Mutant, SubstrateDescription};
+use kmut_model::{ClassCounts, Family, Mutant, SubstrateDescription};
 use kmut_nvrtc::{Compiler, NvrtcSearch, Options};
 use kmut_rules::select::select;
 use kmut_store::Store;
 
-use crate::args::{CompileArgs, CompileOptions};
+use crate::args::{CompileArgs, CompileOptions, Selection};
 use crate::{Environment, ExitStatus};
-
-const CLASSES: [&str; 5] = ["generated", "stillborn", "equivalent", "duplicate", "live"];
 
 pub fn run(args: &CompileArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     let interrupt = interrupt_flag();
-    let compiled = compile_substrates(&args.substrates, &args.rules, &args.family, &args.compile, args.store.as_deref(), env, &interrupt, "compile")?;
+    let compiled = compile_substrates(&args.substrates, &args.select, &args.compile, args.store.as_deref(), env, &interrupt, "compile")?;
     print_tables(&compiled.summaries);
     let fresh: usize = compiled.summaries.iter().map(|s| s.compiled).sum();
     let cached: usize = compiled.summaries.iter().map(|s| s.cached).sum();
@@ -46,6 +44,7 @@ pub struct Compiled {
     pub cache: Option<ImageCache>,
     pub options: Options,
     pub target: String,
+    /// Each substrate and its selected mutants (every current one without a selection).
     pub substrates: Vec<(SubstrateDescription, Vec<Mutant>)>,
     pub summaries: Vec<SubstrateSummary>,
     pub interrupted: bool,
@@ -57,12 +56,11 @@ pub fn store_path(given: Option<&Path>) -> PathBuf {
 }
 
 /// Mutate, store, compile and classify `paths` (every accepted substrate when empty), as
-/// `kmut compile` does; `command` names the run in the store.
-#[allow(clippy::too_many_arguments)]
+/// `kmut compile` does; `command` names the run in the store. Every mutant is generated and
+/// stored; only `select`'s are compiled.
 pub fn compile_substrates(
     paths: &[PathBuf],
-    rule_globs: &[String],
-    families: &[String],
+    select_: &Selection,
     opts: &CompileOptions,
     store: Option<&Path>,
     env: &Environment,
@@ -70,7 +68,8 @@ pub fn compile_substrates(
     command: &str,
 ) -> anyhow::Result<Compiled> {
     let substrates = substrate_paths(paths)?;
-    let rules = select(rule_globs, families)?;
+    let every_rule = select(&[], &[])?;
+    let chosen_rules: HashSet<&str> = select(&select_.rules, &select_.family)?.iter().map(|r| r.id).collect();
     let compiler = open_compiler(opts, env)?;
     let cache = cache(opts);
     let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
@@ -91,11 +90,18 @@ pub fn compile_substrates(
         }
         let step = (|| -> anyhow::Result<(SubstrateDescription, Vec<Mutant>, SubstrateSummary)> {
             let desc = (env.describe)(path).with_context(|| format!("could not read the substrate `{}`", path.display()))?;
-            let out = kmut_rules::mutate(&desc, &rules)?;
+            let out = kmut_rules::mutate(&desc, &every_rule)?;
             store.put_substrate(&desc, &kmut_compile::sha256_hex(desc.cuda.as_bytes()))?;
-            store.replace_mutants(&desc.name, &out.mutants)?;
-            let summary = stage.run(&mut store, run, &desc, &out.mutants, interrupt, &reporter)?;
-            Ok((desc, out.mutants, summary))
+            let gone = store.put_mutants(&desc.name, &out.mutants)?;
+            if gone > 0 {
+                eprintln!(
+                    "{}: {gone} stored mutants are no longer generated from its source (an edit moved or removed their sites); they keep their results, are left out of every run and score, and `kmut store prune` removes them",
+                    desc.name
+                );
+            }
+            let chosen = chosen_mutants(out.mutants, &chosen_rules, select_.max_per_rule);
+            let summary = stage.run(&mut store, run, &desc, &chosen, interrupt, &reporter)?;
+            Ok((desc, chosen, summary))
         })();
         reporter.finish();
         match step {
@@ -123,6 +129,22 @@ pub fn compile_substrates(
     outcome?;
     drop(stage);
     Ok(Compiled { store, compiler, cache, options, target, substrates: described, summaries, interrupted })
+}
+
+/// The mutants of `chosen` rules, at most `max_per_rule` of each rule (those with the smallest
+/// hash of their id, so the choice is stable).
+fn chosen_mutants(mutants: Vec<Mutant>, chosen: &HashSet<&str>, max_per_rule: Option<usize>) -> Vec<Mutant> {
+    let mut picked: Vec<Mutant> = mutants.into_iter().filter(|m| chosen.contains(m.rule.as_str())).collect();
+    let Some(k) = max_per_rule else { return picked };
+    picked.sort_by_cached_key(|m| (m.rule.clone(), kmut_compile::sha256_hex(m.id.as_bytes())));
+    let mut per_rule: BTreeMap<String, usize> = BTreeMap::new();
+    picked.retain(|m| {
+        let n = per_rule.entry(m.rule.clone()).or_default();
+        *n += 1;
+        *n <= k
+    });
+    picked.sort_by(|a, b| a.id.cmp(&b.id));
+    picked
 }
 
 /// The given paths, or every accepted substrate under the working folder.
@@ -221,26 +243,21 @@ impl Reporter for Progress {
 }
 
 fn print_tables(summaries: &[SubstrateSummary]) {
-    let row = |name: &str, counts: &[usize; 5]| {
-        let mut r = vec![name.to_owned()];
-        r.extend(counts.iter().map(ToString::to_string));
-        r
-    };
-    let add = |into: &mut [usize; 5], from: &[usize; 5]| into.iter_mut().zip(from).for_each(|(a, b)| *a += b);
-    let mut total = [0usize; 5];
-    let mut families: BTreeMap<Family, [usize; 5]> = BTreeMap::new();
+    let row = |name: &str, counts: &ClassCounts| std::iter::once(name.to_owned()).chain(counts.values().iter().map(ToString::to_string)).collect::<Vec<_>>();
+    let mut total = ClassCounts::default();
+    let mut families: BTreeMap<Family, ClassCounts> = BTreeMap::new();
     let mut rows = Vec::new();
     for s in summaries {
         rows.push(row(&s.substrate, &s.counts));
-        add(&mut total, &s.counts);
+        total.merge(&s.counts);
         for (f, c) in &s.by_family {
-            add(families.entry(*f).or_default(), c);
+            families.entry(*f).or_default().merge(c);
         }
     }
     if summaries.len() > 1 {
         rows.push(row("total", &total));
     }
-    let header = |first| std::iter::once(first).chain(CLASSES).collect::<Vec<&str>>();
+    let header = |first| std::iter::once(first).chain(ClassCounts::HEADERS).collect::<Vec<&str>>();
     print!("{}", crate::table::render(&header("substrate"), &rows));
     let family_rows: Vec<Vec<String>> = Family::ALL.iter().filter_map(|f| families.get(f).map(|c| row(f.name(), c))).collect();
     print!("\n{}", crate::table::render(&header("family"), &family_rows));

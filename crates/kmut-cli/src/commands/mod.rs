@@ -8,8 +8,9 @@ mod mutate;
 mod rules;
 mod run;
 mod score;
+mod store;
 
-use crate::args::{BenchCommand, Cli, Command};
+use crate::args::{BenchCommand, Cli, Command, StoreCommand};
 use crate::{Environment, ExitStatus};
 
 pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
@@ -23,5 +24,6 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Agree(args) => agree::run(&args),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
+        Command::Store(StoreCommand::Prune(args)) => store::prune(&args),
     }
 }

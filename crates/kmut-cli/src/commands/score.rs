@@ -1,7 +1,7 @@
 //! `kmut score`: miss rates under a protocol from the stored evaluations.
 
 use kmut_model::{Backend, Inputs, Protocol};
-use kmut_score::{Estimate, Group, Score};
+use kmut_score::{Estimate, Group, Score, ScoreOptions, TimeoutPolicy};
 use kmut_store::Store;
 
 use crate::args::ScoreArgs;
@@ -20,7 +20,12 @@ pub fn run(args: &ScoreArgs) -> anyhow::Result<ExitStatus> {
         other => Backend::parse(other).map_err(anyhow::Error::msg)?,
     };
     let inputs = Inputs::parse(&args.suites).map_err(anyhow::Error::msg)?;
-    let scored = kmut_score::score(&store, &args.substrates, &protocol, tolerance, inputs, backend)?;
+    let timeouts = TimeoutPolicy::parse(&args.timeouts).map_err(anyhow::Error::msg)?;
+    let options = ScoreOptions { protocol, tolerance, inputs, backend, timeouts };
+    let scored = kmut_score::score(&store, &args.substrates, &options)?;
+    for w in &scored.warnings {
+        eprintln!("warning: {w}");
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&scored)?);
     } else {
@@ -29,10 +34,13 @@ pub fn run(args: &ScoreArgs) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// A miss rate as printed: exact, an estimate with its interval, or (with undecided mutants)
+/// only the interval, since the point would lean towards kills.
 fn rate(e: Option<&Estimate>) -> String {
     match e {
         None => "-".into(),
         Some(e) if e.exact => format!("{:.1}%", 100.0 * e.rate),
+        Some(e) if e.undecided > 0 || e.rate.is_nan() => format!("{:.1} to {:.1}%", 100.0 * e.low, 100.0 * e.high),
         Some(e) => format!("{:.1}% [{:.1}, {:.1}]", 100.0 * e.rate, 100.0 * e.low, 100.0 * e.high),
     }
 }
@@ -50,13 +58,15 @@ fn rows(groups: &[&Group]) -> Vec<Vec<String>> {
                 rate(g.miss.as_ref()),
                 g.crashes.to_string(),
                 g.timeouts.to_string(),
+                g.undecided.to_string(),
+                g.not_run.to_string(),
                 g.survived_out_of_bounds.to_string(),
             ]
         })
         .collect()
 }
 
-const HEADER: [&str; 9] = ["", "live", "evaluated", "killed", "survived", "miss rate", "crash", "timeout", "oob-survived"];
+const HEADER: [&str; 11] = ["", "live", "settled", "killed", "survived", "miss rate", "crash", "timeout", "undecided", "not run", "oob-survived"];
 
 /// The score as tables on stdout.
 pub fn print(s: &Score) {
@@ -66,15 +76,25 @@ pub fn print(s: &Score) {
         (Backend::Gpu, Inputs::All) => "the protocol's inputs and every targeted suite",
         (Backend::Gpu, Inputs::Protocol) => "the protocol's inputs",
     };
+    let timeouts = match s.timeouts {
+        TimeoutPolicy::Exclude => "timeouts are their own column, outside the miss rate's denominator (--timeouts kill counts them as kills)",
+        TimeoutPolicy::Kill => "timeouts count as kills (--timeouts kill)",
+    };
     println!(
-        "protocol {} ({}): allclose at atol = rtol = {:e} on {inputs}; backend {}",
+        "protocol {} ({}): allclose at atol = rtol = {:e} on {inputs}; {timeouts}; backend {}",
         s.protocol,
         s.title,
         s.tolerance,
         if s.backends.is_empty() { "none yet".to_owned() } else { s.backends.join(", ") }
     );
-    let [generated, stillborn, equivalent, duplicate, live] = s.classes;
-    println!("{} substrates; {generated} mutants: {stillborn} stillborn, {equivalent} equivalent, {duplicate} duplicate, {live} live", s.substrates);
+    let c = &s.classes;
+    println!(
+        "{} substrates; {} mutants: {} stillborn, {} equivalent, {} duplicate, {} live",
+        s.substrates, c.generated, c.stillborn, c.equivalent, c.duplicate, c.live
+    );
+    for w in &s.warnings {
+        println!("WARNING: {w}");
+    }
     if let Some(racy) = &s.racy_on_cpu {
         println!(
             "CPU backend: {} fast-math mutants are equivalent on the CPU (not run); {} synchronisation and warp mutants are racy-on-CPU and reported apart, below the GPU-comparable tables",
@@ -82,7 +102,25 @@ pub fn print(s: &Score) {
         );
     }
     if s.sampled {
-        println!("{} of {} live mutants have a verdict: rates are stratified estimates with 95% Wilson intervals", s.overall.evaluated, s.overall.live);
+        let o = &s.overall;
+        println!(
+            "{} of {} live mutants have a settled verdict ({} timed out, {} undecided, {} not run): rates are stratified estimates with 95% intervals{}",
+            o.evaluated,
+            o.live,
+            o.timeouts,
+            o.undecided,
+            o.not_run,
+            o.miss.as_ref().filter(|e| e.unsampled > 0.0).map_or_else(String::new, |e| format!(
+                "; {:.1}% of the live mutants are in strata with no verdict at all, and the intervals include every rate they could have",
+                100.0 * e.unsampled
+            ))
+        );
+    }
+    if s.stale_evaluations > 0 {
+        println!(
+            "{} stored evaluations are of earlier images (a changed substrate or compiler) or of mutants no longer generated, and are not scored",
+            s.stale_evaluations
+        );
     }
     let table = |first: &str, groups: &[&Group]| {
         let mut header = HEADER;
@@ -103,6 +141,11 @@ pub fn print(s: &Score) {
         );
     }
     if !s.original_failures.is_empty() {
-        println!("\nthe original itself fails these inputs (kills there say nothing): {}", s.original_failures.join("; "));
+        let listed: Vec<String> = s
+            .original_failures
+            .iter()
+            .map(|f| format!("{} {} seed {} (tau* {})", f.substrate, f.suite, f.seed, f.tau.map_or_else(|| "-, it crashed".to_owned(), |t| format!("{t:.3e}"))))
+            .collect();
+        println!("\nleft out of every verdict, since the original itself fails them at {:e}: {}", s.tolerance, listed.join("; "));
     }
 }

@@ -1,0 +1,89 @@
+//! A GPU run's plan: CUBIN images from the content-addressed cache.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use kmut_compile::{source_key, ImageCache, Scopes};
+use kmut_exec::{Candidate, SubstratePlan};
+use kmut_model::{Backend, Inputs, MutantKind, Protocol};
+use kmut_nvrtc::{Compiler, Options};
+
+use crate::{live, order, Compiled, PlanError, Planned, Sampling};
+
+/// Where a GPU run's images come from: the cache, and the compiler that fills it where an
+/// image is missing (a store copied from another machine, a cleared cache).
+pub struct GpuImages<'a> {
+    pub cache: &'a ImageCache,
+    pub compiler: &'a Compiler,
+    pub options: &'a Options,
+    pub threads: usize,
+}
+
+/// Plan a GPU run: each substrate's `inputs` columns under `protocol`, its original image and
+/// its live candidates. Only the originals' and the sampled mutants' images are compiled
+/// where the cache lacks them; a mutant outside the sample needs no image.
+pub fn plan_gpu(compiled: &Compiled<'_>, images: &GpuImages<'_>, protocol: &Protocol, inputs: Inputs, sampling: Sampling) -> Result<Planned, PlanError> {
+    let mut plans = Vec::new();
+    let mut originals = Vec::new();
+    // The source each candidate's image is compiled from (none for launch mutants).
+    let mut candidate_sources: Vec<Vec<Option<String>>> = Vec::new();
+    for (desc, mutants) in compiled.substrates {
+        let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
+        let all = scopes.all();
+        let original_source = scopes.original_source(&desc.cuda, &all);
+        let current = compiled.store.current_images(desc, compiled.target, Backend::Gpu)?;
+        let original_id = current.original.clone().ok_or_else(|| PlanError::NoOriginal { substrate: desc.name.clone(), target: compiled.target.to_owned() })?;
+        let mut candidates = Vec::new();
+        let mut sources = Vec::new();
+        for m in live(compiled.store, desc, compiled.target, mutants)? {
+            let image_id = current.mutants.get(&m.id).cloned().unwrap_or_default();
+            let (image, scope, transform, source) = match &m.mutation {
+                MutantKind::Launch { transform } => (None, all.clone(), Some(transform.clone()), None),
+                MutantKind::Source { .. } => {
+                    let (scope, source) = scopes.mutant_source(&desc.cuda, m).expect("a source mutant");
+                    (Some(images.cache.image_path(&source_key(&source, compiled.target))), scope, None, Some(source))
+                }
+            };
+            candidates.push(Candidate { id: m.id.clone(), family: m.family, image, image_id, scope, transform, variant: None, orders: vec![] });
+            sources.push(source);
+        }
+        plans.push(SubstratePlan {
+            name: desc.name.clone(),
+            level: desc.level,
+            path: desc.path.clone(),
+            original_image: images.cache.image_path(&source_key(&original_source, compiled.target)),
+            original_id,
+            symbols: BTreeMap::new(),
+            original_variant: None,
+            columns: protocol.columns_for(desc, inputs),
+            candidates,
+        });
+        originals.push(original_source);
+        candidate_sources.push(sources);
+    }
+    let order = order(&plans, sampling);
+    let mut wanted: Vec<&str> = originals.iter().map(String::as_str).collect();
+    wanted.extend(order.iter().filter_map(|&(s, c)| candidate_sources[s][c].as_deref()));
+    let compiled_now = images.cache.fill(images.compiler, images.options, compiled.target, &wanted, images.threads)?;
+    let mut notes = Vec::new();
+    if compiled_now > 0 {
+        notes.push(format!("compiled {compiled_now} images missing from the cache `{}`", images.cache.dir().display()));
+    }
+    for ((p, original_source), (desc, _)) in plans.iter_mut().zip(&originals).zip(compiled.substrates) {
+        p.symbols = symbols(images, &p.original_image, original_source, &desc.kernels)?;
+    }
+    Ok(Planned { plans, order, notes })
+}
+
+/// Each kernel's symbol in the original image: its own name for `extern "C"` kernels, read
+/// from the image; only a source with C++-linkage kernels is compiled again (with NVRTC name
+/// expressions) to learn their mangled names.
+fn symbols(images: &GpuImages<'_>, image: &Path, source: &str, kernels: &[String]) -> Result<BTreeMap<String, String>, PlanError> {
+    let bytes = std::fs::read(image).map_err(|source| PlanError::Image { path: image.display().to_string(), source })?;
+    let present: Vec<String> = kmut_nvrtc::inspect_cubin(&bytes)?.into_iter().map(|k| k.name).collect();
+    if kernels.iter().all(|k| present.contains(k)) {
+        return Ok(kernels.iter().map(|k| (k.clone(), k.clone())).collect());
+    }
+    let names: Vec<&str> = kernels.iter().map(String::as_str).collect();
+    Ok(images.compiler.compile_kernels(source, kmut_compile::PROGRAM_NAME, images.options, &names)?.symbols.into_iter().collect())
+}
