@@ -11,7 +11,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SUBSTRATES = ROOT / "substrates"
 ACCEPTED = sorted((SUBSTRATES / "accepted").glob("L*.py"))
-FACTS = ROOT.parent / "shared" / "reference" / "kernelbench-facts.md"
 
 
 # Reports tests want shown after the run (pytest hides test output otherwise).

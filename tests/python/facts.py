@@ -1,31 +1,27 @@
-"""Expected `get_inputs()` shapes, read from the KernelBench facts file in `../shared/reference`.
+"""Every KernelBench problem's get_inputs() as the v0.1 harness draws it: shapes, dtypes, devices.
 
-The appendices of `kernelbench-facts.md` give every problem's input shapes as `[4096×393216]` or
-`[256×16384, 256×16384]`; non-tensor inputs (scalars) appear as plain numbers.
+Read from `tests/data/kernelbench_inputs.json` (in the repository, generated once from the facts
+file by `scripts/kernelbench-inputs.py`), so the tests pass in a clone placed anywhere.
 """
 
 from __future__ import annotations
 
-import re
+import json
+from functools import lru_cache
 from pathlib import Path
 
-APPENDIX = {1: "## Appendix A", 2: "## Appendix B", 3: "## Appendix C"}
+DATA = Path(__file__).resolve().parents[1] / "data" / "kernelbench_inputs.json"
 
 
-def expected_input_shapes(facts: Path, level: int, problem: int) -> list[tuple[int, ...] | None]:
-    """Shapes of the problem's get_inputs(), in order; None for a non-tensor input."""
-    text = facts.read_text(encoding="utf-8")
-    start = text.index(APPENDIX[level])
-    section = text[start:].split("\n## ", 2)[0] if level == 3 else text[start:text.index("\n## ", start + 3)]
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells and cells[0] == str(problem):
-            inputs = next(c for c in cells[1:] if c.startswith("["))
-            return [_shape(item) for item in re.split(r",\s*", inputs.strip("[]"))]
-    raise KeyError(f"level {level} problem {problem} is not in {facts}")
+@lru_cache(maxsize=1)
+def _problems() -> dict[str, list[dict | None]]:
+    return json.loads(DATA.read_text(encoding="utf-8"))["problems"]
 
 
-def _shape(item: str) -> tuple[int, ...] | None:
-    if re.fullmatch(r"\d+(×\d+)*", item):
-        return tuple(int(d) for d in item.split("×"))
-    return None
+def expected_inputs(level: int, problem: int) -> list[dict | None]:
+    """get_inputs() of the problem, in order: {"shape", "dtype", "device"} per tensor, None for a
+    non-tensor input."""
+    key = f"L{level}p{problem}"
+    if key not in _problems():
+        raise KeyError(f"level {level} problem {problem} is not in {DATA}")
+    return _problems()[key]
