@@ -6,7 +6,13 @@ that crashes (a kernel poisoning the CUDA context, a segfault) loses nothing alr
 the orchestrator records the checks it received and marks the rest as not run.
 
 Statuses: pass, fail, skip (an earlier check failed), no_gpu (needs a GPU, none visible),
-unrefereeable (fp64 only: the fp32 reference misses its own fp64 evaluation on T0_original).
+unrefereeable (fp64 only: the fp32 reference misses its own fp64 evaluation on T0_original),
+environment (the machine failed, not the candidate: out of GPU or host memory, a full disk; the
+orchestrator gates it again with the GPU to itself, and never counts it as a failure).
+
+`--memory-fraction F` caps the worker's share of the GPU's memory, so `kmut gate --jobs N`
+never oversubscribes the GPU: a candidate that needs more than its share runs out of memory in
+its own process (an environment status) instead of in another job's.
 
 With `--backend cpu` (`kmut gate --backend cpu`, an author's pre-check without a GPU) the compile
 check also builds the original with kmut's CPU backend (g++), and suites, nan_fill and
@@ -105,11 +111,12 @@ def cpu_log_head(log: str, variant: str, path: Path, offset: int | None) -> str:
 
 
 class Gate:
-    def __init__(self, path: Path, arch: str, rep: Reporter, backend: str = "gpu"):
+    def __init__(self, path: Path, arch: str, rep: Reporter, backend: str = "gpu", memory_fraction: float | None = None):
         self.path = path
         self.arch = arch
         self.rep = rep
         self.backend = backend
+        self.memory_fraction = memory_fraction
 
     # --- CPU checks -------------------------------------------------------------------------
 
@@ -269,11 +276,13 @@ class Gate:
         try:
             for s in small:
                 self.cpu_suite(s)
-        except KmutError as e:  # a launcher refused a launch, arguments that do not fit
-            self.rep.emit("suites", "fail", f"CPU backend: {self.current}: {e}", backend=CPU)
-            return self.rep.skip_rest("the small suites could not run on the CPU backend")
-        except Exception as e:  # noqa: BLE001 - foreign code
-            self.rep.emit("suites", "fail", f"CPU backend: {self.current}: {where_in(e, self.path)}: {type(e).__name__}: {e}", backend=CPU)
+        except Exception as e:  # noqa: BLE001 - foreign code; the machine's failure is no verdict
+            if self.machine_failed(e, f"CPU backend: {self.current}", self.torch):
+                return None
+            if isinstance(e, KmutError):  # a launcher refused a launch, arguments that do not fit
+                self.rep.emit("suites", "fail", f"CPU backend: {self.current}: {e}", backend=CPU)
+            else:
+                self.rep.emit("suites", "fail", f"CPU backend: {self.current}: {where_in(e, self.path)}: {type(e).__name__}: {e}", backend=CPU)
             return self.rep.skip_rest("the small suites could not run on the CPU backend")
         self.cpu_report()
         return None
@@ -292,7 +301,8 @@ class Gate:
     def cpu_suite(self, s: Any) -> None:
         """Every seed of one small suite against `ref`; the NaN-filled run and the other thread
         orders on its first seed, as the GPU does them on each suite's first input."""
-        from .contract import draw_inputs, tau_star
+        from .compare import tau_star
+        from .contract import draw_inputs
         from .cpu_backend import FORWARD
 
         torch, K, f = self.torch, self.K, self.fields
@@ -370,11 +380,27 @@ class Gate:
                                          "outputs in every layer"), backend=CPU)
         self.rep.emit("fp64", "no_gpu", "needs a GPU: not run with --backend cpu (it checks every suite at official sizes)")
 
+    def machine_failed(self, e: BaseException, current: str, torch: Any) -> bool:
+        """Report `e` as the machine's failure (out of memory, a full disk) if it is one: an
+        `environment` status, which the orchestrator retries with the GPU to itself and never
+        counts as the candidate's failure."""
+        from .machine import environment_failure
+
+        why = environment_failure(e, torch)
+        if why is None:
+            return False
+        share = f" (this job's share of the GPU: {self.memory_fraction:.0%})" if self.memory_fraction else ""
+        self.rep.emit("suites", "environment", f"{current}: {why}{share}: the machine failed, not the candidate; no verdict",
+                      memory_fraction=self.memory_fraction)
+        self.rep.skip_rest("the machine failed (no verdict)")
+        return True
+
     # --- GPU checks -------------------------------------------------------------------------
 
     def gpu_checks(self) -> None:
         from .bridge import Launcher
-        from .contract import draw_inputs, tau_star
+        from .compare import tau_star
+        from .contract import draw_inputs
         from .exceptions import CudaError, KmutError
         from .validate import is_pipeline, parse_descriptor
 
@@ -387,6 +413,8 @@ class Gate:
             if not self.compile_check(arch):
                 return self.rep.skip_rest("the CUDA source did not compile for the device")
         torch.cuda.init()
+        if self.memory_fraction:
+            torch.cuda.set_per_process_memory_fraction(min(self.memory_fraction, 1.0), device)
         launcher = Launcher(self.image, device.index, self.symbols)
         tol = f.get("tolerance") or {"atol": K.DEFAULT_ATOL, "rtol": K.DEFAULT_RTOL}
         atol, rtol = tol["atol"], tol["rtol"]
@@ -461,13 +489,15 @@ class Gate:
                     del inputs, r
                     torch.cuda.empty_cache()
                 suites_data.append(row)
-        except CudaError as e:
-            self.rep.emit("suites", "fail", f"{current}: {e}", cuda_error=e.name)
-            return self.rep.skip_rest("a CUDA error poisoned the context")
-        except KmutError as e:
-            self.rep.emit("suites", "fail", f"{current}: {e}")
-            return self.rep.skip_rest("the suites could not run")
-        except Exception as e:  # noqa: BLE001 - foreign code
+        except Exception as e:  # noqa: BLE001 - foreign code; the machine's failure is no verdict
+            if self.machine_failed(e, current, torch):
+                return None
+            if isinstance(e, CudaError):
+                self.rep.emit("suites", "fail", f"{current}: {e}", cuda_error=e.name)
+                return self.rep.skip_rest("a CUDA error poisoned the context")
+            if isinstance(e, KmutError):
+                self.rep.emit("suites", "fail", f"{current}: {e}")
+                return self.rep.skip_rest("the suites could not run")
             self.rep.emit("suites", "fail", f"{current}: {where_in(e, self.path)}: {type(e).__name__}: {e}")
             return self.rep.skip_rest("the suites could not run")
 
@@ -500,12 +530,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kmut._gate_worker", description=__doc__)
     parser.add_argument("path", type=Path)
     parser.add_argument("--arch", default="sm_90")
+    parser.add_argument("--memory-fraction", type=float, default=None,
+                        help="share of the GPU's memory this worker may allocate (kmut gate --jobs N gives each 0.9/N)")
     parser.add_argument("--backend", choices=("gpu", CPU), default="gpu",
                         help="where suites, nan_fill and determinism run: gpu, or the CPU backend on the small suites (a pre-check)")
     args = parser.parse_args(argv)
     rep = Reporter()
     try:
-        Gate(args.path, args.arch, rep, args.backend).run()
+        Gate(args.path, args.arch, rep, args.backend, args.memory_fraction).run()
     except Exception:  # noqa: BLE001 - a bug in kmut itself: report it as the current check's failure
         pending = next((c for c in CHECKS if c not in rep.done), CHECKS[-1])
         rep.emit(pending, "fail", "internal error in the gate worker:\n" + traceback.format_exc())

@@ -7,33 +7,41 @@ one CUDA context (or a core) and speaks JSON lines: requests on stdin, events on
 
 Requests:
   {"op": "column", "substrate": {...}, "suite": S, "seed": N}
-      Make (suite, seed) of the substrate current: load the substrate (once), draw the inputs
-      (from the scratch cache when another worker drew them already), compute the reference and
-      run the original image. Answers {"event": "column", ...} with the original's tau*, its
-      kernel time and the preparation time, or {"event": "error", "detail": ...}.
+      Make (suite, seed) of the substrate current: load the substrate (the only one the worker
+      holds), draw the inputs (from the scratch cache when another worker drew them already),
+      compute the reference and run the original image. Answers {"event": "column", ...} with
+      the original's tau*, its kernel time, the preparation time and the column's peak device
+      memory (`peak_bytes`), or {"event": "error", "detail": ..., "environment": bool}.
   {"op": "eval", "eval": N, "mutant": ID, "image": PATH|null, "scope": [...], "transform": {...}|null,
    "variant": NAME|null, "orders": [...]}
       (`variant` and `orders` on the CPU backend only: the mutant's variant in the `image`
       library, and the thread orders to run it in; the result then has "orders": [[order, tau*]].)
       Run one mutant on the current column. Answers {"event": "begin", "eval": N} just before
-      the first launch (the orchestrator's watchdog starts there) and then
+      the first launch and {"event": "end", "eval": N} once the last kernel completed (once per
+      thread order on the CPU): the orchestrator's watchdog times only what lies between. Then
       {"event": "result", "eval": N, ...}: the continuous verdict (tau*, max abs and rel error,
       non-finite values, shape), the crash class if any, the canary and input checks, times.
+      A failure that is the machine's (out of memory, a full disk) is answered as a result with
+      "environment": <why> and no verdict: the orchestrator retries it and never stores it.
+  {"op": "release"}
+      Drop the column and the substrate and give their device memory back ({"event": "released"}).
   {"op": "quit"}
 
 Faults never spread: a CUDA error the context survives is answered as a crash result; one it
 does not survive (a sticky error such as an illegal address) is answered as a crash result with
-"fatal": true, and the worker exits, so a fresh one takes over. After any fault the cached
-inputs and reference are verified against their checksums and restored when damaged. On the CPU
-backend an access past a buffer's canaries hits an inaccessible page and the process dies of
-SIGSEGV, which the orchestrator records as a `memory_fault`.
+"fatal": true, and the worker exits, so a fresh one takes over. After every evaluation the
+cached inputs, reference and weights are verified against their checksums and restored when
+damaged (a stray write can land past the canaries); when they cannot be, the worker exits. On
+the CPU backend an access past a buffer's canaries hits an inaccessible page and the process
+dies of SIGSEGV, which the orchestrator records as a `memory_fault`.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import ctypes
+import gc
+import hashlib
 import json
 import math
 import mmap
@@ -47,6 +55,8 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonlines
+from .compare import compare
+from .machine import environment_failure
 
 # Elements of canary before and after every buffer `launch` allocates: an index one row off
 # lands in them, not in a neighbouring allocation.
@@ -71,48 +81,6 @@ def progress(msg: str) -> None:
 
 
 # --- Pure tensor helpers (testable on the CPU) ---------------------------------------------------
-
-
-# Elements compared per chunk: the comparison works in float64, and a whole 1.6 G-element output
-# in float64 would need tens of GB beside the inputs.
-COMPARE_CHUNK = 1 << 26
-
-
-def compare(ref: Any, out: Any, torch: Any) -> dict[str, Any]:
-    """The continuous verdict of `out` against `ref`: everything a later tolerance needs.
-
-    tau* = max |ref - out| / (1 + |out|), the smallest t with allclose(ref, out, atol=t, rtol=t)
-    (KernelBench passes the candidate second). Infinite when a NaN or an infinity meets a
-    different value, as allclose(equal_nan=False) fails there at any tolerance.
-    """
-    if tuple(out.shape) != tuple(ref.shape):
-        return {"shape_ok": False, "tau": math.inf, "max_abs": math.inf, "max_rel": math.inf, "nonfinite": False,
-                "shape": f"{tuple(out.shape)} vs ref {tuple(ref.shape)}"}
-    r_all, o_all = ref.reshape(-1), out.reshape(-1)
-    tau = max_abs = max_rel = 0.0
-    nonfinite = broken = False
-    for at in range(0, r_all.numel(), COMPARE_CHUNK):
-        r = r_all[at : at + COMPARE_CHUNK].double()
-        o = o_all[at : at + COMPARE_CHUNK].double()
-        # Equal values are close, equal infinities included (as in allclose).
-        diff = torch.where(r == o, torch.zeros_like(r), (r - o).abs())
-        nonfinite |= bool((~torch.isfinite(o) & torch.isfinite(r)).any())
-        # NaN anywhere, or inf against anything but the same inf, fails at every tolerance.
-        broken |= bool(torch.isnan(diff).any()) or bool(torch.isnan(r).any()) or bool(torch.isnan(o).any())
-        finite = torch.isfinite(diff)
-        if bool(finite.any()):
-            d = diff[finite]
-            tau = max(tau, (d / (1.0 + o[finite].abs())).max().item())
-            max_abs = max(max_abs, d.max().item())
-            rel = d / r[finite].abs()
-            rel = rel[torch.isfinite(rel)]
-            if rel.numel():
-                max_rel = max(max_rel, rel.max().item())
-        if not bool(finite.all()):
-            broken = True
-    if broken:
-        tau = max_abs = math.inf
-    return {"shape_ok": True, "tau": tau, "max_abs": max_abs, "max_rel": max_rel, "nonfinite": nonfinite}
 
 
 def checksum(tensors: list[Any], torch: Any) -> str:
@@ -277,7 +245,7 @@ class FlooringCdiv:
 
 
 class Sticky(Exception):
-    """The context did not survive a fault."""
+    """The column (inputs, reference, weights) could not be restored after a stray write."""
 
 
 def cpu_model() -> str:
@@ -314,6 +282,7 @@ class Worker:
         else:
             torch.cuda.set_device(self.device)
             torch.cuda.init()
+        self.memory_total = None if self.cpu else torch.cuda.mem_get_info(self.device)[1]
         self.scratch = scratch
         self.scratch_bytes = scratch_bytes
         self.substrates: dict[str, Any] = {}
@@ -324,11 +293,10 @@ class Worker:
     def substrate(self, spec: dict[str, Any]) -> dict[str, Any]:
         name = spec["name"]
         if name not in self.substrates:
-            if self.cpu:
-                # CPU workers run one per core: each keeping every substrate's fixed weights
-                # (gigabytes for the large MLPs) ran a 16-core host out of memory. Keep one.
-                self.substrates.clear()
-                self.column = None
+            # One substrate at a time: CPU workers run one per core, and each keeping every
+            # substrate's fixed weights (gigabytes for the large MLPs) ran a 16-core host out of
+            # memory; on a GPU the orchestrator budgets memory per column held (`peak_bytes`).
+            self.release()
             from . import loader
             from .bridge import Launcher
             from .validate import kernel_names
@@ -346,8 +314,17 @@ class Worker:
             }
         return self.substrates[name]
 
+    def release(self) -> None:
+        """Drop the column and every substrate, and give their device memory back."""
+        self.column = None
+        self.substrates.clear()
+        gc.collect()
+        if not self.cpu:
+            self.torch.cuda.empty_cache()
+
     def draw(self, sub: dict[str, Any], suite: Any, seed: int, sizes: dict[str, int]) -> list[Any]:
-        """The CPU inputs of one column: from the scratch cache, or drawn and cached there."""
+        """The CPU inputs of one column (the master copy; a generator that draws on the device,
+        as v0.1's L1/97 does, is moved to the CPU): from the scratch cache, or drawn and cached."""
         from .contract import draw_inputs
 
         torch = self.torch
@@ -360,7 +337,7 @@ class Worker:
                     return list(torch.load(cached, mmap=True, weights_only=True))
                 except Exception as e:  # noqa: BLE001 - a half-written or foreign file: draw again
                     progress(f"scratch file {cached} unreadable ({e}); drawing again")
-        inputs = draw_inputs(suite, seed, sizes, torch)
+        inputs = [t.cpu() if isinstance(t, torch.Tensor) else t for t in draw_inputs(suite, seed, sizes, torch, on=self.device)]
         if cached is not None:
             self.save_scratch(cached, inputs)
         return inputs
@@ -389,19 +366,36 @@ class Worker:
         self.column = None
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
+            torch.cuda.reset_peak_memory_stats(self.device)
         sizes = K.sizes_for(fields["dims"], suite)
         cpu = self.draw(sub, suite, req["seed"], sizes)
         inputs = self.place(cpu)
         with torch.no_grad():
             ref = fields["ref"](inputs, torch)
-        self.column = {"sub": sub, "suite": suite, "seed": req["seed"], "sizes": sizes, "cpu": cpu,
-                       "inputs": inputs, "ref": ref, "sum": checksum([*inputs, ref], torch)}
+        self.column = {"sub": sub, "suite": suite, "seed": req["seed"], "sizes": sizes, "cpu": cpu, "inputs": inputs, "ref": ref}
+        self.column["sum"] = self.column_sum()
         original = self.evaluate({"eval": -1, "mutant": None, "image": None, "scope": [], "transform": None}, announce=False)
+        if original.get("environment"):
+            raise MemoryError(original["environment"])
         if original.get("crash"):
             raise RuntimeError(f"the original kernel fails on {suite.name} seed {req['seed']}: {original['crash']}: {original.get('detail', '')}")
         self.column["original_tau"] = original["tau"]
+        # The column's footprint: what this worker holds while evaluating on it (its weights,
+        # inputs, reference, and one run's buffers), for the orchestrator's memory budget.
+        peak = None if self.cpu else torch.cuda.max_memory_reserved(self.device)
         emit("column", suite=suite.name, seed=req["seed"], sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
-             kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start)
+             kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak)
+
+    def weights_here(self) -> list[Any]:
+        """The substrate's weight tensors on this worker's device (what launch and ref use)."""
+        col = self.column
+        assert col is not None
+        return [t for w in col["sub"]["K"].weight_sets for t in w.tensors() if t.device == self.device]
+
+    def column_sum(self) -> str:
+        col = self.column
+        assert col is not None
+        return checksum([*col["inputs"], col["ref"], *self.weights_here()], self.torch)
 
     def place(self, cpu: list[Any]) -> list[Any]:
         """The working copy of a column's inputs: on the GPU, or on the CPU between guards (a
@@ -412,18 +406,21 @@ class Worker:
         return [t.to(self.device) if isinstance(t, torch.Tensor) else t for t in cpu]
 
     def restore_if_damaged(self) -> bool:
-        """After a fault: verify the inputs and reference; rebuild them from the CPU copy if a
-        mutant wrote into them. Returns whether they had to be restored."""
+        """After an evaluation: verify the inputs, reference and weights; rebuild them (inputs
+        from the CPU copy, weights from their master, the reference from both) if a mutant wrote
+        into them. Returns whether they had to be restored; raises Sticky when they cannot be."""
         torch, col = self.torch, self.column
         assert col is not None
-        if checksum([*col["inputs"], col["ref"]], torch) == col["sum"]:
+        if self.column_sum() == col["sum"]:
             return False
-        progress("inputs or reference damaged by a mutant; restoring them")
+        progress("inputs, reference or weights damaged by a mutant; restoring them")
+        for w in col["sub"]["K"].weight_sets:
+            w.forget(self.device)
         col["inputs"] = self.place(col["cpu"])
         with torch.no_grad():
             col["ref"] = col["sub"]["fields"]["ref"](col["inputs"], torch)
-        if checksum([*col["inputs"], col["ref"]], torch) != col["sum"]:
-            raise Sticky("the inputs could not be restored to their checksum")
+        if self.column_sum() != col["sum"]:
+            raise Sticky("the inputs, reference and weights could not be restored to their checksum")
         return True
 
     # One evaluation
@@ -459,40 +456,55 @@ class Worker:
         result: dict[str, Any] = {"eval": req["eval"], "mutant": req.get("mutant")}
         saved_cdiv = K.cdiv
         orders = (req.get("orders") or [0]) if self.cpu else [0]
+        torch = self.torch
         try:
             by_kernel = self.launchers(req)
-            runs = []
-            for i, order in enumerate(orders):
-                runs.append(self.run_once(req, by_kernel, order, announce=announce and i == 0))
+            runs = [self.run_once(req, by_kernel, order, announce=announce) for order in orders]
             worst = max(runs, key=lambda r: (not r["shape_ok"], r["tau"] if not math.isnan(r["tau"]) else math.inf))
             result.update(worst)
             result["canary"] = any(r["canary"] for r in runs)
             result["kernel_ms"] = sum(r["kernel_ms"] for r in runs) / len(runs)
             if len(orders) > 1:
                 result["orders"] = [[o, r["tau"] if r["shape_ok"] else math.inf] for o, r in zip(orders, runs)]
-            # Verify the inputs whenever the mutant behaved differently from the original: a
-            # stray write into an input shows there first.
-            differs = result["canary"] or not result["shape_ok"] or result["tau"] > col.get("original_tau", 0.0)
             del by_kernel, runs
-            result["inputs_restored"] = self.restore_if_damaged() if differs and req["eval"] >= 0 else False
             if self.cpu and result["canary"] and req["eval"] >= 0:
                 # A write that reached a canary may have reached further, into memory nothing
-                # guards (weights, Python's heap): the next mutant gets a fresh process.
+                # guards (Python's heap): the next mutant gets a fresh process.
                 result["fatal"] = True
         except CudaError as e:
-            result.update(crash=e.name or "CUDA_ERROR", detail=str(e))
+            why = environment_failure(e, torch)
+            if why:
+                result["environment"] = why
+            else:
+                result.update(crash=e.name or "CUDA_ERROR", detail=str(e))
             result["fatal"] = not self.context_alive()
-            if not result["fatal"]:
-                result["inputs_restored"] = self.restore_if_damaged()
-        except Sticky as e:
-            result.update(crash="inputs_lost", detail=str(e), fatal=True)
         except Exception as e:  # noqa: BLE001 - the mutated host path (launch, cdiv) or the descriptor
-            result.update(crash=f"launch:{type(e).__name__}", detail=str(e)[:500])
+            why = environment_failure(e, torch)
+            if why:
+                result["environment"] = why
+            else:
+                result.update(crash=f"launch:{type(e).__name__}", detail=str(e)[:500])
             result["fatal"] = not self.context_alive()
         finally:
             K.cdiv = saved_cdiv  # type: ignore[method-assign]
+        if result.get("environment") and not self.cpu:
+            torch.cuda.empty_cache()
+        if req["eval"] >= 0 and not result.get("fatal"):
+            self.check_column(result)
         result["wall_ms"] = (time.perf_counter() - wall) * 1e3
         return result
+
+    def check_column(self, result: dict[str, Any]) -> None:
+        """After every evaluation, whatever it returned: a stray write can land past the
+        canaries in an input, the reference or a weight and skew every later verdict. The
+        evaluation's own verdict stands (its output was compared before); a column that cannot
+        be restored ends the worker."""
+        try:
+            result["inputs_restored"] = self.restore_if_damaged()
+        except Exception as e:  # noqa: BLE001 - Sticky, or the restore itself failing (out of memory)
+            result["inputs_restored"] = False
+            result["fatal"] = True
+            result["detail"] = "; ".join(filter(None, [result.get("detail"), f"the column could not be restored: {e}"]))
 
     def run_once(self, req: dict[str, Any], by_kernel: dict[str, Any], order: int, announce: bool) -> dict[str, Any]:
         """Build the launch descriptor (with the mutant's host-side change), guard its buffers,
@@ -516,6 +528,10 @@ class Worker:
         if announce:
             emit("begin", eval=req["eval"])
         kernel_ms = self.execute(steps, by_kernel, order)
+        if announce:
+            # The kernels are done (execute synchronised): the watchdog stops here, before the
+            # comparison and the checks, which take the same time for every mutant.
+            emit("end", eval=req["eval"])
         run = compare(col["ref"], out, torch)
         run["kernel_ms"] = kernel_ms
         run["canary"] = not all(g.intact(torch) for g in guards)
@@ -567,9 +583,16 @@ def serve(worker: Worker, stream: Any) -> int:
                 worker.prepare(req)
             except Exception as e:  # noqa: BLE001 - a substrate or environment problem, reported whole
                 progress(traceback.format_exc())
-                emit("error", detail=f"{type(e).__name__}: {e}", fatal=not worker.context_alive())
-                if not worker.context_alive():
+                why = environment_failure(e, worker.torch)
+                alive = worker.context_alive()
+                if why:
+                    worker.release()
+                emit("error", detail=why or f"{type(e).__name__}: {e}", fatal=not alive, environment=why is not None)
+                if not alive:
                     return 3
+        elif op == "release":
+            worker.release()
+            emit("released")
         elif op == "eval":
             result = worker.evaluate(req)
             emit("result", **result)
@@ -598,7 +621,8 @@ def main(argv: list[str] | None = None) -> int:
         emit("error", detail=f"the worker could not start: {type(e).__name__}: {e}", fatal=True)
         return 2
     name = cpu_model() if worker.cpu else worker.torch.cuda.get_device_name(worker.device)
-    emit("ready", pid=os.getpid(), device=str(worker.device), name=name, backend=f"{'cpu' if worker.cpu else 'cuda'}:{name}")
+    emit("ready", pid=os.getpid(), device=str(worker.device), name=name, backend=f"{'cpu' if worker.cpu else 'cuda'}:{name}",
+         memory_total=worker.memory_total)
     return serve(worker, sys.stdin)
 
 

@@ -61,6 +61,9 @@ class Suite:
     purpose: str
     sizes: Mapping[str, int] = field(default_factory=dict)
     small: bool = False
+    # Drawn on the run's device (its generator), as a problem's own get_inputs() does when it
+    # passes device='cuda' (KernelBench v0.1's L1/97). On the CPU it draws from the CPU generator.
+    on_device: bool = False
 
 
 def cdiv(a: int, b: int) -> int:
@@ -80,8 +83,9 @@ def suite(
     seeds: Sequence[int] = OFFICIAL_SEEDS,
     sizes: Mapping[str, int] | None = None,
     small: bool = False,
+    on_device: bool = False,
 ) -> Suite:
-    return Suite(name=name, gen=gen, seeds=tuple(seeds), purpose=purpose, sizes=dict(sizes or {}), small=small)
+    return Suite(name=name, gen=gen, seeds=tuple(seeds), purpose=purpose, sizes=dict(sizes or {}), small=small, on_device=on_device)
 
 
 def set_seed(torch: Any, seed: int) -> None:
@@ -91,11 +95,17 @@ def set_seed(torch: Any, seed: int) -> None:
         torch.cuda.manual_seed(seed)
 
 
-def draw_inputs(suite: Suite, seed: int, sizes: Mapping[str, int], torch: Any, device: Any = None) -> list[Any]:
+def draw_inputs(suite: Suite, seed: int, sizes: Mapping[str, int], torch: Any, device: Any = None, on: Any = None) -> list[Any]:
     """One input list of a suite, in KernelBench's order: set_seed(seed), then the generator on the
-    CPU (or under the caller's default device), then every tensor moved to `device` if given."""
+    CPU (an `on_device` suite under the run's device `on`, or `device`, as its default device),
+    then every tensor moved to `device` if given."""
     set_seed(torch, seed)
-    inputs = list(suite.gen(torch, sizes))
+    where = on if on is not None else device
+    if suite.on_device and where is not None and torch.device(where).type != "cpu":
+        with torch.device(where):
+            inputs = list(suite.gen(torch, sizes))
+    else:
+        inputs = list(suite.gen(torch, sizes))
     if device is None:
         return inputs
     return [t.to(device) if isinstance(t, torch.Tensor) else t for t in inputs]
@@ -139,6 +149,12 @@ class Weights:
     @property
     def built(self) -> bool:
         return self._master is not None
+
+    def forget(self, device: Any) -> None:
+        """Drop the copies on `device` (a mutant wrote into them): the next call copies the
+        master again. On the CPU a float copy *is* the master, which this cannot restore."""
+        for key in [k for k in self._copies if k[0] == str(device)]:
+            del self._copies[key]
 
     def tensors(self) -> list[Any]:
         """Every cached tensor (master and device copies): the gate uses it to tell weights apart."""
@@ -216,13 +232,7 @@ class Contract:
 
 
 def tau_star(ref: Any, out: Any) -> float:
-    """Smallest t with allclose(ref, out, atol=t, rtol=t): max |ref - out| / (1 + |out|).
+    """Smallest t with allclose(ref, out, atol=t, rtol=t); see `kmut.compare`, its one implementation."""
+    from .compare import tau_star as one
 
-    allclose scales rtol by its second argument, the candidate, as KernelBench calls it.
-    Returns inf where either side holds NaN at a position the other does not match.
-    """
-    diff = (ref.double() - out.double()).abs() / (1.0 + out.double().abs())
-    if diff.numel() == 0:
-        return 0.0
-    value = diff.max().item()
-    return math.inf if math.isnan(value) else value
+    return one(ref, out)

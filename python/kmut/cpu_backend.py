@@ -143,7 +143,8 @@ def check_small_suite(path: str | Path, library: str | Path, order: int = FORWAR
     import torch
 
     from . import loader
-    from .contract import draw_inputs, tau_star
+    from .compare import tau_star
+    from .contract import draw_inputs
     from .validate import is_pipeline, kernel_names, parse_descriptor
 
     if threads is not None:

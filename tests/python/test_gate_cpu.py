@@ -169,3 +169,27 @@ def test_the_default_backend_is_still_the_gpu(kmut_cmd, cache_dir, tmp_path):
     expected = "pass" if torch.cuda.is_available() else "no_gpu"
     assert all(checks(item)[k]["status"] == expected for k in (*CPU_CHECKS, "fp64"))
     assert item["verdict"] == ("PASS" if torch.cuda.is_available() else "PRECHECK OK")
+
+
+def test_running_out_of_memory_is_an_error_retried_alone_never_a_fail(kmut_cmd, cache_dir, tmp_path):
+    # The accepted ReLU, whose reference runs out of GPU memory in the suites (as beside other
+    # jobs on a full GPU): no verdict on the candidate, gated again alone, reported as ERROR.
+    # (Its first call, the CPU descriptor check on the same small input, is let through.)
+    src = (SUBSTRATES / "accepted" / "L1p19_relu.py").read_text(encoding="utf-8")
+    oom = src.replace("        (x,) = inputs\n        return torch.relu(x)",
+                      "        (x,) = inputs\n        _calls.append(1)\n        if len(_calls) > 1:\n"
+                      "            raise torch.cuda.OutOfMemoryError('CUDA out of memory. Tried to allocate 6.00 GiB')\n"
+                      "        return torch.relu(x)")
+    oom = oom.replace('CUDA = r"""', '_calls = []\n\nCUDA = r"""', 1)
+    assert "OutOfMemoryError" in oom and "_calls = []" in oom
+    path = tmp_path / "candidate_L1p19_relu.py"
+    path.write_text(oom, encoding="utf-8")
+    rc, report, stdout, stderr = gate(kmut_cmd, cache_dir, tmp_path, "--backend", "cpu", "-j", "2", path)
+    item = report[path.name]
+    assert item["verdict"] == "ERROR", (stdout, stderr)
+    suites = checks(item)["suites"]
+    assert suites["status"] == "environment"
+    assert "out of GPU memory: CUDA out of memory" in suites["detail"] and "no verdict" in suites["detail"]
+    assert "gating it again with the GPU to itself" in stderr
+    assert rc == 1, "an error of the run is not a success"
+    assert "FAIL" not in stdout, stdout

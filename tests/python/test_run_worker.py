@@ -1,4 +1,4 @@
-"""The run worker's tensor logic on CPU tensors: the continuous verdict, canaries, launch
+"""The run worker's tensor logic on CPU tensors: canaries, launch
 transforms, checksums, the CPU backend's guard pages. (Its CUDA paths run in test_run_gpu.py;
 its CPU backend end to end in test_cpu_pipeline.py.)"""
 
@@ -17,7 +17,6 @@ from kmut._run_worker import (
     FlooringCdiv,
     apply_transform,
     checksum,
-    compare,
     guard_buffers,
     guarded_copy,
     guarded_cpu_bytes,
@@ -25,37 +24,7 @@ from kmut._run_worker import (
 from kmut.validate import Step
 
 
-def test_compare_matches_allclose_at_tau():
-    ref = torch.tensor([1.0, -2.0, 3.0])
-    out = ref + torch.tensor([0.0, 0.03, -0.01])
-    v = compare(ref, out, torch)
-    assert v["shape_ok"] and not v["nonfinite"]
-    tau = v["tau"]
-    assert torch.allclose(ref, out, atol=tau * 1.0001, rtol=tau * 1.0001)
-    assert not torch.allclose(ref, out, atol=tau * 0.999, rtol=tau * 0.999)
-    assert math.isclose(v["max_abs"], 0.03, rel_tol=1e-5)
-
-
-def test_compare_in_chunks_equals_compare_whole(monkeypatch):
-    import kmut._run_worker as w
-
-    ref = torch.linspace(-3, 3, 1001)
-    out = ref + torch.sin(torch.arange(1001.0)) * 1e-3
-    out[777] += 0.5
-    whole = compare(ref, out, torch)
-    monkeypatch.setattr(w, "COMPARE_CHUNK", 64)
-    assert compare(ref, out, torch) == whole
-    both_inf = torch.tensor([1.0, float("inf")])
-    assert compare(both_inf, both_inf.clone(), torch)["tau"] == 0.0, "equal infinities are close, as in allclose"
-
-
-def test_compare_flags_nan_inf_and_shape():
-    ref = torch.ones(4)
-    assert compare(ref, torch.tensor([1.0, float("nan"), 1.0, 1.0]), torch)["tau"] == math.inf
-    inf = compare(ref, torch.tensor([1.0, float("inf"), 1.0, 1.0]), torch)
-    assert inf["nonfinite"] and inf["tau"] == math.inf
-    shape = compare(ref, torch.ones(2, 2), torch)
-    assert not shape["shape_ok"] and shape["tau"] == math.inf
+# The continuous verdict itself (kmut.compare) is tested in test_compare.py.
 
 
 def test_guarded_buffers_keep_views_and_catch_a_write_past_the_end():

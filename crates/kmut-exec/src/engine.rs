@@ -7,8 +7,17 @@
 //! mutants that survived columns `0..=c`. Work is taken in *rounds* (all of it at once, or
 //! slices of the stratified order under a time budget), so an interrupted budget still leaves a
 //! stratified sample of fully evaluated mutants.
+//!
+//! Verdicts are the mutant's alone. The watchdog times only the kernels (from the worker's
+//! `begin` before the first launch to its `end` after the last kernel completed), not the
+//! comparison or checksums after them. A failure that is the machine's (out of memory, a
+//! worker killed by the kernel's OOM killer, a worker that stalls outside the kernels) is
+//! never stored: the evaluation is retried once with the device to itself, then reported as
+//! an error of the run. GPU memory is budgeted across a device's workers (`memory`). Every
+//! result is written to the store as soon as it arrives, so a killed run loses at most the
+//! evaluations in flight.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -18,6 +27,7 @@ use kmut_model::Outcome;
 use kmut_store::{Baseline, Evaluation, Store};
 use serde_json::{json, Value};
 
+use crate::memory::{Ledger, Need};
 use crate::plan::SubstratePlan;
 use crate::worker::{Exit, Heard, Said, WorkerProcess};
 use crate::ExecError;
@@ -108,6 +118,12 @@ pub struct RunSummary {
     pub failures: Vec<String>,
     /// Substrates set aside as too slow to run here (`max_original_ms`), with why.
     pub set_aside: Vec<String>,
+    /// Evaluations and column preparations that failed for the machine's reasons (out of
+    /// memory, ...) twice, the second time with the device to themselves: errors of the run,
+    /// not verdicts; nothing of them is stored.
+    pub environment_errors: Vec<String>,
+    /// Of the machine's failures, those retried successfully.
+    pub environment_retried: usize,
     pub backend: String,
 }
 
@@ -123,10 +139,30 @@ struct Unit {
 }
 
 enum SlotState {
-    Starting { since: Instant },
+    Starting {
+        since: Instant,
+    },
     Idle,
-    Preparing { unit: UnitKey, since: Instant },
-    Evaluating { unit: UnitKey, cand: usize, sent: Instant, begun: Option<Instant> },
+    Preparing {
+        unit: UnitKey,
+        since: Instant,
+    },
+    Evaluating {
+        unit: UnitKey,
+        cand: usize,
+        sent: Instant,
+        /// Since the worker's latest `begin` (its kernels are running).
+        running: Option<Instant>,
+        /// Kernel time of the runs already ended (a CPU mutant runs once per thread order).
+        spent: Duration,
+        /// `end`s heard; once every run ended, only the comparison is left.
+        ends: u32,
+        ended: Option<Instant>,
+    },
+    /// Asked to drop its column and free its memory; back to idle on `released`.
+    Releasing {
+        since: Instant,
+    },
     Dead,
 }
 
@@ -137,6 +173,8 @@ struct Slot {
     process: Option<WorkerProcess>,
     state: SlotState,
     prepared: Option<UnitKey>,
+    /// Device bytes its column holds (measured after preparing; estimated while preparing).
+    held: u64,
     failed_starts: usize,
 }
 
@@ -188,11 +226,19 @@ pub struct Engine<'a> {
     tx: Sender<Heard>,
     rx: Receiver<Heard>,
     batch: Vec<Evaluation>,
-    last_flush: Instant,
+    last_report: Instant,
     started: Instant,
     summary: RunSummary,
     last_error: String,
     order: Vec<(usize, usize)>,
+    ledger: Ledger,
+    /// Device -> the slot that has it to itself and the unit it retries there.
+    reserved: HashMap<u32, (usize, UnitKey)>,
+    /// Evaluations (unit, candidate) and columns that failed for the machine's reasons.
+    env_failed_evals: HashMap<(UnitKey, usize), usize>,
+    env_failed_preps: HashMap<UnitKey, usize>,
+    /// Columns to prepare with the device to themselves.
+    alone: HashSet<UnitKey>,
 }
 
 impl<'a> Engine<'a> {
@@ -227,11 +273,16 @@ impl<'a> Engine<'a> {
             tx,
             rx,
             batch: Vec::new(),
-            last_flush: Instant::now(),
+            last_report: Instant::now(),
             started: Instant::now(),
             summary: RunSummary::default(),
             last_error: String::new(),
             order: Vec::new(),
+            ledger: Ledger::default(),
+            reserved: HashMap::new(),
+            env_failed_evals: HashMap::new(),
+            env_failed_preps: HashMap::new(),
+            alone: HashSet::new(),
         }
     }
 
@@ -273,7 +324,7 @@ impl<'a> Engine<'a> {
         }
         for slot in &mut self.slots {
             if let Some(p) = slot.process.take() {
-                if matches!(slot.state, SlotState::Idle | SlotState::Starting { .. }) {
+                if matches!(slot.state, SlotState::Idle | SlotState::Starting { .. } | SlotState::Releasing { .. }) {
                     p.quit();
                 } else {
                     let mut p = p;
@@ -294,7 +345,13 @@ impl<'a> Engine<'a> {
 
     /// Stored evaluations of the same images count as done.
     fn load_stored(&mut self) -> Result<(), ExecError> {
-        for plan in self.plans {
+        for (sub, plan) in self.plans.iter().enumerate() {
+            // Footprints measured by earlier runs budget this one's memory from the start.
+            for b in self.store.baselines(&plan.name, &self.config.target)? {
+                if let (Some(bytes), Some(col)) = (b.peak_bytes, plan.columns.iter().position(|k| k.suite == b.suite && k.seed == b.seed)) {
+                    self.ledger.measured(sub, col, bytes);
+                }
+            }
             let stored = self.store.evaluations(&plan.name, &self.config.target)?;
             let mut by_id: HashMap<&str, Vec<&Evaluation>> = HashMap::new();
             for e in &stored {
@@ -412,7 +469,7 @@ impl<'a> Engine<'a> {
     fn start_workers(&mut self) -> Result<(), ExecError> {
         for &device in &self.config.devices {
             for _ in 0..self.config.workers_per_device.max(1) {
-                self.slots.push(Slot { device, worker: u64::MAX, process: None, state: SlotState::Dead, prepared: None, failed_starts: 0 });
+                self.slots.push(Slot { device, worker: u64::MAX, process: None, state: SlotState::Dead, prepared: None, held: 0, failed_starts: 0 });
             }
         }
         for i in 0..self.slots.len() {
@@ -439,6 +496,7 @@ impl<'a> Engine<'a> {
         let slot = &mut self.slots[i];
         slot.worker = id;
         slot.prepared = None;
+        slot.held = 0;
         slot.process = Some(process);
         slot.state = SlotState::Starting { since: Instant::now() };
         Ok(())
@@ -464,6 +522,7 @@ impl<'a> Engine<'a> {
         slot.worker = spare.worker;
         slot.process = Some(spare.process);
         slot.prepared = None;
+        slot.held = 0;
         slot.state = SlotState::Idle;
         self.spawn_spare(device)?;
         Ok(true)
@@ -477,6 +536,8 @@ impl<'a> Engine<'a> {
         }
         self.owners.remove(&self.slots[i].worker);
         self.slots[i].state = SlotState::Dead;
+        self.slots[i].prepared = None;
+        self.slots[i].held = 0;
         self.summary.respawns += 1;
         if self.slots[i].failed_starts >= 3 {
             self.reporter.note(&format!("worker {i} failed to start 3 times ({why}); retiring it"));
@@ -496,44 +557,40 @@ impl<'a> Engine<'a> {
         if !matches!(self.slots[i].state, SlotState::Idle) || self.interrupt.load(Ordering::Relaxed) {
             return;
         }
+        let device = self.slots[i].device;
+        let mut retry = None;
+        match self.reserved.get(&device).copied() {
+            // The unit to retry is gone (its substrate failed), or its work was taken by a
+            // worker on another device: nothing to wait for.
+            Some((_, unit)) if self.units.get(&unit).is_none_or(|u| u.pending.is_empty()) => {
+                self.reserved.remove(&device);
+            }
+            // Another slot is waiting to have this device to itself: take no new work, and
+            // give back the memory of the column held.
+            Some((owner, _)) if owner != i => {
+                self.release(i);
+                return;
+            }
+            // This slot's retry waits until every other worker on the device holds nothing.
+            Some(_) if self.held_by_others(i) > 0 => return,
+            Some((_, unit)) => retry = Some(unit),
+            None => {}
+        }
         // Stay on the prepared column while it has work; otherwise take the unit with the most
-        // pending work per worker already on it.
+        // pending work per worker already on it that fits in the device's memory.
         let key = match self.slots[i].prepared {
+            _ if retry.is_some() => retry.expect("checked"),
             Some(k) if self.units.get(&k).is_some_and(|u| !u.pending.is_empty()) => k,
             _ => {
-                let on = |k: &UnitKey| self.slots.iter().filter(|s| s.prepared == Some(*k)).count();
-                // A unit another worker is preparing waits for its report: it may set the
-                // substrate aside (too slow here), and a second worker would pay the same
-                // preparation (and, on the CPU, hold the same weights) for nothing.
-                let preparing = |k: &UnitKey| self.slots.iter().any(|s| matches!(s.state, SlotState::Preparing { unit, .. } if unit == *k));
-                let Some(k) = self
-                    .units
-                    .iter()
-                    .filter(|(k, u)| !u.pending.is_empty() && !preparing(k))
-                    .max_by(|(a, ua), (b, ub)| {
-                        (ua.pending.len() * 1000 / (on(a) + 1)).cmp(&(ub.pending.len() * 1000 / (on(b) + 1))).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col))
-                    })
-                    .map(|(k, _)| *k)
-                else {
+                let Some(k) = self.next_unit(i) else {
+                    self.release_idle_for(i);
                     return;
                 };
                 k
             }
         };
         if self.slots[i].prepared != Some(key) {
-            let plan = &self.plans[key.sub];
-            let column = &plan.columns[key.col];
-            let request = json!({
-                "op": "column",
-                "substrate": {"name": plan.name, "path": plan.path, "original_image": plan.original_image, "symbols": plan.symbols, "original_variant": plan.original_variant},
-                "suite": column.suite,
-                "seed": column.seed,
-            });
-            let slot = &mut self.slots[i];
-            slot.state = SlotState::Preparing { unit: key, since: Instant::now() };
-            if let Some(p) = slot.process.as_mut() {
-                p.send(&request);
-            }
+            self.prepare(i, key);
             return;
         }
         let unit = self.units.get_mut(&key).expect("unit exists");
@@ -551,7 +608,93 @@ impl<'a> Engine<'a> {
             "orders": c.orders,
         });
         let slot = &mut self.slots[i];
-        slot.state = SlotState::Evaluating { unit: key, cand, sent: Instant::now(), begun: None };
+        slot.state = SlotState::Evaluating { unit: key, cand, sent: Instant::now(), running: None, spent: Duration::ZERO, ends: 0, ended: None };
+        if let Some(p) = slot.process.as_mut() {
+            p.send(&request);
+        }
+    }
+
+    /// The unit slot `i` should prepare next: pending work, not being prepared by another
+    /// worker, and fitting in its device's memory beside what the other workers hold.
+    fn next_unit(&self, i: usize) -> Option<UnitKey> {
+        let device = self.slots[i].device;
+        let on = |k: &UnitKey| self.slots.iter().filter(|s| s.prepared == Some(*k)).count();
+        // A unit another worker is preparing waits for its report: it may set the substrate
+        // aside (too slow here), and a second worker would pay the same preparation (and, on
+        // the CPU, hold the same weights) for nothing.
+        // Likewise a substrate never measured: its first column's footprint budgets the rest.
+        let preparing = |k: &UnitKey| {
+            let unmeasured = self.ledger.need(k.sub, k.col, false) == Need::Unknown;
+            self.slots.iter().any(|s| matches!(s.state, SlotState::Preparing { unit, .. } if unit == *k || unmeasured && unit.sub == k.sub))
+        };
+        let others = self.held_by_others(i);
+        self.units
+            .iter()
+            .filter(|(k, u)| !u.pending.is_empty() && !preparing(k))
+            .filter(|(k, _)| self.ledger.fits(device, self.need(**k), self.config.workers_per_device, others))
+            .max_by(|(a, ua), (b, ub)| (ua.pending.len() * 1000 / (on(a) + 1)).cmp(&(ub.pending.len() * 1000 / (on(b) + 1))).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col)))
+            .map(|(k, _)| *k)
+    }
+
+    fn need(&self, unit: UnitKey) -> Need {
+        self.ledger.need(unit.sub, unit.col, self.alone.contains(&unit))
+    }
+
+    /// Device bytes held by the other workers on slot `i`'s device.
+    fn held_by_others(&self, i: usize) -> u64 {
+        let device = self.slots[i].device;
+        self.slots.iter().enumerate().filter(|(j, s)| *j != i && s.device == device).map(|(_, s)| s.held).sum()
+    }
+
+    /// Slot `i` found nothing that fits: if pending work is kept out only by memory that
+    /// idle workers on its device hold for columns with no work left, release them.
+    fn release_idle_for(&mut self, i: usize) {
+        let device = self.slots[i].device;
+        let waiting = self.units.iter().any(|(k, u)| !u.pending.is_empty() && !self.slots.iter().any(|s| s.prepared == Some(*k)));
+        if !waiting {
+            return;
+        }
+        let idle: Vec<usize> = (0..self.slots.len())
+            .filter(|&j| j != i && self.slots[j].device == device && matches!(self.slots[j].state, SlotState::Idle) && self.slots[j].held > 0)
+            .filter(|&j| self.slots[j].prepared.is_none_or(|k| self.units.get(&k).is_none_or(|u| u.pending.is_empty())))
+            .collect();
+        for j in idle {
+            self.release(j);
+        }
+        if self.slots[i].held > 0 && self.slots[i].prepared.is_none_or(|k| self.units.get(&k).is_none_or(|u| u.pending.is_empty())) {
+            self.release(i);
+        }
+    }
+
+    /// Ask an idle worker to drop its column and free the device memory it holds.
+    fn release(&mut self, i: usize) {
+        let slot = &mut self.slots[i];
+        if !matches!(slot.state, SlotState::Idle) || (slot.held == 0 && slot.prepared.is_none()) {
+            return;
+        }
+        slot.state = SlotState::Releasing { since: Instant::now() };
+        slot.prepared = None;
+        if let Some(p) = slot.process.as_mut() {
+            p.send(&json!({"op": "release"}));
+        }
+    }
+
+    fn prepare(&mut self, i: usize, key: UnitKey) {
+        let plan = &self.plans[key.sub];
+        let column = &plan.columns[key.col];
+        let request = json!({
+            "op": "column",
+            "substrate": {"name": plan.name, "path": plan.path, "original_image": plan.original_image, "symbols": plan.symbols, "original_variant": plan.original_variant},
+            "suite": column.suite,
+            "seed": column.seed,
+        });
+        let need = self.need(key);
+        let held = self.ledger.bytes(self.slots[i].device, need, self.config.workers_per_device).unwrap_or(0);
+        let slot = &mut self.slots[i];
+        slot.state = SlotState::Preparing { unit: key, since: Instant::now() };
+        // Until the worker reports its measured peak, count the estimate as held.
+        slot.held = held;
+        slot.prepared = None;
         if let Some(p) = slot.process.as_mut() {
             p.send(&request);
         }
@@ -569,8 +712,13 @@ impl<'a> Engine<'a> {
             Err(mpsc::RecvTimeoutError::Disconnected) => unreachable!("the engine holds a sender"),
         }
         self.watchdog()?;
-        if self.last_flush.elapsed() > Duration::from_millis(250) {
+        // Every result is stored as soon as it is heard: a kill -9 of the orchestrator loses
+        // only the evaluations in flight (one short transaction each; SQLite's WAL keeps it cheap).
+        if !self.batch.is_empty() {
             self.flush()?;
+        }
+        if self.last_report.elapsed() > Duration::from_millis(250) {
+            self.last_report = Instant::now();
             self.report();
         }
         Ok(())
@@ -614,20 +762,42 @@ impl<'a> Engine<'a> {
                         None => format!("cuda:{}", v.get("name").and_then(Value::as_str).unwrap_or("?")),
                     };
                 }
+                if let Some(total) = v.get("memory_total").and_then(Value::as_u64) {
+                    self.ledger.set_total(self.slots[i].device, total);
+                }
                 self.slots[i].state = SlotState::Idle;
             }
             ("column", &SlotState::Preparing { unit, .. }) => {
                 self.slots[i].prepared = Some(unit);
                 self.slots[i].state = SlotState::Idle;
+                if let Some(peak) = v.get("peak_bytes").and_then(Value::as_u64) {
+                    self.ledger.measured(unit.sub, unit.col, peak);
+                    self.slots[i].held = peak;
+                }
+                if self.alone.remove(&unit) {
+                    self.summary.environment_retried += 1;
+                    self.unreserve(i);
+                }
                 self.on_column(unit, v)?;
+            }
+            ("released", SlotState::Releasing { .. }) => {
+                self.slots[i].held = 0;
+                self.slots[i].state = SlotState::Idle;
             }
             ("error", state) => {
                 let detail = v.get("detail").and_then(Value::as_str).unwrap_or("no detail").to_owned();
                 self.last_error.clone_from(&detail);
                 let fatal = v.get("fatal").and_then(Value::as_bool).unwrap_or(false);
+                let environment = v.get("environment").and_then(Value::as_bool).unwrap_or(false);
                 match *state {
+                    SlotState::Preparing { unit, .. } if environment => {
+                        self.slots[i].state = SlotState::Idle;
+                        self.slots[i].held = 0;
+                        self.prep_environment_failed(i, unit, &detail);
+                    }
                     SlotState::Preparing { unit, .. } => {
                         self.slots[i].state = SlotState::Idle;
+                        self.slots[i].held = 0;
                         self.fail_substrate(
                             unit.sub,
                             format!(
@@ -644,17 +814,33 @@ impl<'a> Engine<'a> {
                 }
             }
             ("begin", SlotState::Evaluating { .. }) => {
-                if let SlotState::Evaluating { begun, .. } = &mut self.slots[i].state {
-                    *begun = Some(Instant::now());
+                if let SlotState::Evaluating { running, .. } = &mut self.slots[i].state {
+                    *running = Some(Instant::now());
+                }
+            }
+            ("end", SlotState::Evaluating { .. }) => {
+                let runs = self.runs_of(i);
+                if let SlotState::Evaluating { running, spent, ends, ended, .. } = &mut self.slots[i].state {
+                    if let Some(since) = running.take() {
+                        *spent += since.elapsed();
+                    }
+                    *ends += 1;
+                    if *ends >= runs {
+                        *ended = Some(Instant::now());
+                    }
                 }
             }
             ("result", &SlotState::Evaluating { unit, cand, .. }) => {
-                let e = self.evaluation_from(unit, cand, v);
                 let fatal = v.get("fatal").and_then(Value::as_bool).unwrap_or(false);
                 self.slots[i].state = SlotState::Idle;
-                self.record(unit, cand, e);
+                if let Some(why) = v.get("environment").and_then(Value::as_str) {
+                    self.eval_environment_failed(i, unit, cand, why);
+                } else {
+                    let e = self.evaluation_from(unit, cand, v);
+                    self.record(unit, cand, e);
+                    self.retried(i, unit, cand);
+                }
                 if fatal {
-                    self.slots[i].prepared = None;
                     self.replace(i, "its CUDA context did not survive the fault")?;
                 }
             }
@@ -664,16 +850,35 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
+    /// How many times the candidate slot `i` evaluates runs its pipeline (once per thread
+    /// order on the CPU backend).
+    fn runs_of(&self, i: usize) -> u32 {
+        match self.slots[i].state {
+            SlotState::Evaluating { unit, cand, .. } => self.plans[unit.sub].candidates[cand].orders.len().max(1) as u32,
+            _ => 1,
+        }
+    }
+
     fn on_gone(&mut self, i: usize) -> Result<(), ExecError> {
         let exit = self.slots[i].process.as_mut().and_then(WorkerProcess::exit_status);
         let status = exit.map_or_else(|| "ended".to_owned(), |e| e.to_string());
         // A bad memory access (the CPU backend's guard pages, a wild pointer) is a
-        // `memory_fault`; any other death (the driver aborting, the OOM killer) `worker_died`.
+        // `memory_fault`; SIGKILL from outside (the kernel's OOM killer) is the machine's, not
+        // the mutant's; any other death (the driver aborting) `worker_died`.
+        let killed = exit.is_some_and(Exit::killed);
         let class = if exit.is_some_and(Exit::memory_fault) { "memory_fault" } else { "worker_died" };
+        self.slots[i].held = 0;
         match std::mem::replace(&mut self.slots[i].state, SlotState::Dead) {
+            SlotState::Evaluating { unit, cand, .. } if killed => {
+                self.eval_environment_failed(i, unit, cand, &format!("the worker was killed from outside ({status}; the kernel's OOM killer?)"));
+            }
             SlotState::Evaluating { unit, cand, sent, .. } => {
                 let e = self.failed_evaluation(unit, cand, Outcome::Crash, Some(class.into()), format!("the worker died during the evaluation ({status})"), sent);
                 self.record(unit, cand, e);
+                self.retried(i, unit, cand);
+            }
+            SlotState::Preparing { unit, .. } if killed => {
+                self.prep_environment_failed(i, unit, &format!("the worker was killed from outside ({status}; the kernel's OOM killer?)"));
             }
             SlotState::Preparing { unit, .. } => self.prep_failed(unit, &format!("the worker died while preparing it ({status})")),
             SlotState::Starting { .. } => {
@@ -682,9 +887,72 @@ impl<'a> Engine<'a> {
                     self.last_error = format!("the worker exited at start ({status}); see {}", self.config.log.display());
                 }
             }
-            SlotState::Idle | SlotState::Dead => {}
+            SlotState::Idle | SlotState::Releasing { .. } | SlotState::Dead => {}
         }
         self.replace(i, &status)
+    }
+
+    /// An evaluation failed for the machine's reasons (out of memory, ...): nothing is stored.
+    /// The first time, it goes back to the front of its unit and slot `i` gets the device to
+    /// itself for it; the second time it is an error of the run and the mutant stays not run.
+    fn eval_environment_failed(&mut self, i: usize, unit: UnitKey, cand: usize, why: &str) {
+        let n = self.env_failed_evals.entry((unit, cand)).or_insert(0);
+        *n += 1;
+        let id = self.plans[unit.sub].candidates[cand].id.clone();
+        if let Some(u) = self.units.get_mut(&unit) {
+            u.in_flight -= 1;
+            if *n < 2 {
+                u.pending.push_front(cand);
+            }
+        }
+        if *n < 2 {
+            self.reporter.note(&format!("{id} on {}: {why}: not a verdict; retrying it with the device to itself", self.plans[unit.sub].name));
+            self.reserve(i, unit);
+        } else {
+            self.summary.environment_errors.push(format!("{} mutant {id}: {why} (twice, the second time with the device to itself); nothing stored", self.plans[unit.sub].name));
+            self.unreserve(i);
+        }
+        self.maybe_close(unit);
+    }
+
+    /// A column could not be prepared for the machine's reasons: retried once alone, then the
+    /// substrate fails with the reason (a failure of the run, no verdict).
+    fn prep_environment_failed(&mut self, i: usize, unit: UnitKey, why: &str) {
+        let n = self.env_failed_preps.entry(unit).or_insert(0);
+        *n += 1;
+        let col = &self.plans[unit.sub].columns[unit.col];
+        if *n < 2 {
+            self.reporter.note(&format!("{} {} seed {}: {why}: retrying it with the device to itself", self.plans[unit.sub].name, col.suite, col.seed));
+            self.alone.insert(unit);
+            self.reserve(i, unit);
+        } else {
+            let what = format!("column {} seed {} could not be prepared: {why} (twice, the second time with the device to itself)", col.suite, col.seed);
+            self.summary.environment_errors.push(format!("{}: {what}", self.plans[unit.sub].name));
+            self.alone.remove(&unit);
+            self.unreserve(i);
+            self.fail_substrate(unit.sub, what);
+        }
+    }
+
+    /// An evaluation that failed for the machine's reasons before has now been made.
+    fn retried(&mut self, i: usize, unit: UnitKey, cand: usize) {
+        if self.env_failed_evals.remove(&(unit, cand)).is_some() {
+            self.summary.environment_retried += 1;
+            self.unreserve(i);
+        }
+    }
+
+    /// Give slot `i` its device to itself for `unit`, unless another slot already waits for it
+    /// (that one's turn comes first; this retry then runs beside nothing but it).
+    fn reserve(&mut self, i: usize, unit: UnitKey) {
+        self.reserved.entry(self.slots[i].device).or_insert((i, unit));
+    }
+
+    fn unreserve(&mut self, i: usize) {
+        let device = self.slots[i].device;
+        if self.reserved.get(&device).is_some_and(|&(slot, _)| slot == i) {
+            self.reserved.remove(&device);
+        }
     }
 
     fn prep_failed(&mut self, unit: UnitKey, why: &str) {
@@ -700,30 +968,40 @@ impl<'a> Engine<'a> {
         let now = Instant::now();
         for i in 0..self.slots.len() {
             match self.slots[i].state {
-                SlotState::Evaluating { unit, cand, sent, begun } => {
-                    // A mutant run in several thread orders runs the pipeline once per order.
+                SlotState::Evaluating { unit, cand, sent, running, spent, ended, .. } => {
+                    // A mutant run in several thread orders runs the pipeline once per order;
+                    // only the kernels count (from each `begin` to its `end`).
                     let runs = self.plans[unit.sub].candidates[cand].orders.len().max(1) as u32;
                     let budget = self.eval_budget(unit) * runs;
-                    let late = match begun {
-                        Some(b) => now.duration_since(b) > budget,
-                        None => now.duration_since(sent) > self.config.start_timeout,
-                    };
-                    if late {
-                        let what = if begun.is_some() {
-                            format!(
-                                "no result within {:.1} s of the first launch (max({} x the original's {:.3} ms, {:.1} s))",
-                                budget.as_secs_f64(),
-                                self.config.timeout_factor,
-                                self.original_ms.get(&unit).copied().unwrap_or(0.0),
-                                self.config.min_timeout.as_secs_f64()
-                            )
-                        } else {
-                            format!("no launch within {:.0} s of the request", self.config.start_timeout.as_secs_f64())
-                        };
+                    let kernels = spent + running.map_or(Duration::ZERO, |r| now.duration_since(r));
+                    if running.is_some() && kernels > budget {
+                        let what = format!(
+                            "its kernels ran {:.1} s without finishing (max({} x the original's {:.3} ms, {:.1} s){})",
+                            kernels.as_secs_f64(),
+                            self.config.timeout_factor,
+                            self.original_ms.get(&unit).copied().unwrap_or(0.0),
+                            self.config.min_timeout.as_secs_f64(),
+                            if runs > 1 { format!(" per thread order, {runs} orders") } else { String::new() }
+                        );
                         let e = self.failed_evaluation(unit, cand, Outcome::Timeout, None, what, sent);
                         self.slots[i].state = SlotState::Dead;
                         self.record(unit, cand, e);
                         self.replace(i, "an evaluation hung")?;
+                        continue;
+                    }
+                    // Outside the kernels the worker only loads the image, builds the launch,
+                    // compares and checks: a stall there is the machine's, never a verdict.
+                    let stalled = match ended {
+                        Some(e) => (now.duration_since(e) > self.config.prep_timeout).then(|| format!("no result {:.0} s after its kernels completed", self.config.prep_timeout.as_secs_f64())),
+                        None if running.is_none() && spent.is_zero() && now.duration_since(sent) > self.config.start_timeout => {
+                            Some(format!("no launch within {:.0} s of the request", self.config.start_timeout.as_secs_f64()))
+                        }
+                        None => None,
+                    };
+                    if let Some(why) = stalled {
+                        self.slots[i].state = SlotState::Dead;
+                        self.eval_environment_failed(i, unit, cand, &format!("the worker stalled: {why}"));
+                        self.replace(i, "a worker stalled outside the kernels")?;
                     }
                 }
                 SlotState::Preparing { unit, since } if self.heavy_cutoff().is_some_and(|c| now.duration_since(since) > c) => {
@@ -743,6 +1021,9 @@ impl<'a> Engine<'a> {
                 SlotState::Starting { since } if now.duration_since(since) > self.config.prep_timeout => {
                     self.slots[i].failed_starts += 1;
                     self.replace(i, "it did not start")?;
+                }
+                SlotState::Releasing { since } if now.duration_since(since) > self.config.start_timeout => {
+                    self.replace(i, "it did not release its column")?;
                 }
                 _ => {}
             }
@@ -884,7 +1165,6 @@ impl<'a> Engine<'a> {
             self.store.put_evaluations(&self.batch, self.run)?;
             self.batch.clear();
         }
-        self.last_flush = Instant::now();
         Ok(())
     }
 

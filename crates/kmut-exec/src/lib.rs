@@ -7,7 +7,9 @@
 //! arrives, so a killed run resumes without losing or repeating an evaluation.
 
 pub mod engine;
+pub mod memory;
 pub mod plan;
+pub mod process;
 mod worker;
 
 pub use engine::{Engine, EngineConfig, Reporter, RunSummary};

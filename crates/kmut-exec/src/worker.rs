@@ -43,13 +43,9 @@ impl WorkerProcess {
         }
         let stderr = std::fs::OpenOptions::new().create(true).append(true).open(log).map_err(spawn_err)?;
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::from(stderr));
-        // The worker must not inherit the orchestrator's Ctrl-C: the orchestrator decides when
-        // it stops, finishing or abandoning the evaluation in flight.
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt as _;
-            cmd.process_group(0);
-        }
+        // The worker must not inherit the orchestrator's Ctrl-C (the orchestrator decides when
+        // it stops, finishing or abandoning the evaluation in flight), and must not outlive it.
+        crate::process::die_with_parent(&mut cmd);
         let mut child = cmd.spawn().map_err(spawn_err)?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
@@ -120,6 +116,13 @@ impl Exit {
         const SIGBUS: i32 = 7;
         const SIGSEGV: i32 = 11;
         matches!(self.signal, Some(SIGSEGV | SIGBUS))
+    }
+
+    /// Killed by SIGKILL from outside (the engine's own kills are never reported): the
+    /// kernel's OOM killer, an operator. Nothing a mutant's kernel can do to its host process.
+    pub fn killed(self) -> bool {
+        const SIGKILL: i32 = 9;
+        self.signal == Some(SIGKILL)
     }
 }
 

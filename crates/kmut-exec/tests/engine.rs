@@ -316,3 +316,91 @@ fn a_budget_runs_whole_rounds_of_the_order_and_stops_between_them() {
     let settled: std::collections::BTreeSet<String> = store.evaluations("L1p1_x", TARGET).unwrap().into_iter().map(|e| e.mutant).collect();
     assert_eq!(settled.len(), 4, "only the first round's mutants ran: {settled:?}");
 }
+
+#[test]
+fn only_the_kernels_are_timed_not_the_comparison_after_them() {
+    // min_timeout is 0.7 s; slowcheck's kernels end at once and its comparison takes 2 s.
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "L1p1_x", &["slowcheck-a", "hang-b"])];
+    let s = run(&mut store, &plans, config(dir.path(), false, 2), 0);
+    assert_eq!(s.timeouts, 3, "hang-b times out on each column: {s:?}");
+    assert!(outcome(&store, "L1p1_x", "slowcheck-a").iter().all(|(_, o, _)| *o == Outcome::Completed));
+    assert!(outcome(&store, "L1p1_x", "hang-b").iter().all(|(_, o, _)| *o == Outcome::Timeout));
+}
+
+#[test]
+fn out_of_memory_is_retried_alone_and_never_stored_as_a_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "L1p1_x", &["oomonce-a", "oom-b", "oomkill-c", "kill-d", "survive-e"])];
+    let log = dir.path().join("sent.log");
+    let mut cfg = config(dir.path(), false, 3);
+    cfg.worker_command.extend(["--log".into(), log.display().to_string(), "--state".into(), dir.path().display().to_string()]);
+    let s = run(&mut store, &plans, cfg, 0);
+    // oomonce: retried once, then evaluated normally on all three columns.
+    assert_eq!(outcome(&store, "L1p1_x", "oomonce-a").len(), 3, "{s:?}");
+    assert!(outcome(&store, "L1p1_x", "oomonce-a").iter().all(|(_, o, _)| *o == Outcome::Completed));
+    // oom and oomkill: twice the machine's failure on each column, nothing stored, errors of the run.
+    assert!(outcome(&store, "L1p1_x", "oom-b").is_empty());
+    assert!(outcome(&store, "L1p1_x", "oomkill-c").is_empty());
+    assert_eq!(s.environment_errors.len(), 6, "{:?}", s.environment_errors);
+    assert!(s.environment_errors.iter().any(|e| e.contains("oom-b") && e.contains("out of GPU memory")), "{:?}", s.environment_errors);
+    assert!(s.environment_errors.iter().any(|e| e.contains("oomkill-c") && e.contains("killed from outside")), "{:?}", s.environment_errors);
+    assert_eq!(s.crashes, 0, "no machine failure is a crash");
+    assert!(s.environment_retried >= 3, "{s:?}");
+    // The other mutants are evaluated as usual.
+    assert_eq!(outcome(&store, "L1p1_x", "kill-d").len() + outcome(&store, "L1p1_x", "survive-e").len(), 6);
+    // Retrying alone: other workers were asked to release their columns.
+    let sent = std::fs::read_to_string(log).unwrap();
+    assert!(sent.contains("\"op\":\"release\""), "no release was sent");
+}
+
+#[test]
+fn a_column_that_runs_out_of_memory_preparing_is_retried_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "oomprep_sub", &["kill-a", "survive-b"]), setup(&mut store, "L1p2_y", &["kill-c"])];
+    let mut cfg = config(dir.path(), false, 2);
+    cfg.worker_command.extend(["--state".into(), dir.path().display().to_string()]);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert!(s.failures.is_empty() && s.environment_errors.is_empty(), "{s:?}");
+    assert_eq!(store.evaluations("oomprep_sub", TARGET).unwrap().len(), 6);
+    assert!(s.environment_retried >= 1);
+}
+
+#[test]
+fn columns_too_large_to_share_a_device_are_never_held_at_once() {
+    // Each big column takes 60% of the device: two workers, two big substrates. A first run
+    // measures the footprints (stored with the baselines); in the next run the ledger must
+    // never let two workers hold one at once. The workers log who held what when.
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "big_a", &["survive-a"]), setup(&mut store, "big_b", &["survive-c"])];
+    let first = run(&mut store, &plans, config(dir.path(), false, 2), 0);
+    assert!(first.failures.is_empty() && first.environment_errors.is_empty(), "{first:?}");
+    assert!(store.baselines("big_a", TARGET).unwrap().iter().all(|b| b.peak_bytes == Some((100u64 << 30) * 6 / 10)));
+    let plans = vec![setup(&mut store, "big_a", &["survive-a", "survive-b"]), setup(&mut store, "big_b", &["survive-c", "survive-d"])];
+    let holdings = dir.path().join("holdings.log");
+    let mut cfg = config(dir.path(), false, 2);
+    cfg.worker_command.extend(["--delay".into(), "0.05".into(), "--holdings".into(), holdings.display().to_string()]);
+    let second = run(&mut store, &plans, cfg, 0);
+    assert!(second.failures.is_empty() && second.environment_errors.is_empty(), "{second:?}");
+    assert_eq!((second.resumed, second.evaluations), (6, 6));
+    // Replay who held a big column when: never two workers at once.
+    let mut events: Vec<(f64, String, bool)> = std::fs::read_to_string(&holdings)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].parse().unwrap(), f[1].to_owned(), f[2] == "hold" && f.get(3).is_some_and(|n| n.starts_with("big")))
+        })
+        .collect();
+    events.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut holding = std::collections::BTreeMap::new();
+    for (_, pid, big) in &events {
+        holding.insert(pid.clone(), *big);
+        assert!(holding.values().filter(|b| **b).count() <= 1, "two workers held a big column at once: {events:?}");
+    }
+    assert!(events.iter().filter(|e| e.2).count() >= 2, "{events:?}");
+}

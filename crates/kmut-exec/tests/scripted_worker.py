@@ -12,9 +12,16 @@ It speaks the same protocol. What happens to a mutant is spelled by its id's pre
   die-*       exits abruptly mid-evaluation (exit code 139)
   segv-*      killed by SIGSEGV mid-evaluation (a CPU backend guard page)
   racy-*      run in the requested thread orders: killed in order 1 only
+  slowcheck-* its kernels end at once, then its comparison takes 2 s (not a timeout)
+  oom-*       out of GPU memory, every time: the machine's failure, never a verdict
+  oomonce-*   out of GPU memory the first time any worker runs it on a column (with --state), then survives
+  oomkill-*   the worker is killed with SIGKILL mid-evaluation (as by the OOM killer)
 A substrate whose name starts with `broken` fails to prepare any column; one whose name starts
 with `heavy` reports an original taking 5 s per input; one whose name starts with `slowprep`
-never finishes preparing. Options:
+never finishes preparing; one whose name starts with `big` reports a column footprint of 60% of
+the device (two never fit at once); one whose name starts with `oomprep` runs out of memory
+preparing each column the first time any worker tries it (with --state). The device reports 100 GiB.
+`{"op": "release"}` drops the column. Options:
   --log PATH     append every request line to PATH (tests count what was sent)
   --delay S      sleep S seconds per evaluation (tests interrupt a run midway)
   --device, --scratch, --backend   accepted and ignored (the engine passes them)
@@ -30,6 +37,10 @@ import time
 parser = argparse.ArgumentParser()
 parser.add_argument("--log")
 parser.add_argument("--delay", type=float, default=0.0)
+parser.add_argument("--linger", type=float, default=0.0,
+                    help="after stdin closes, stay alive this long (as a worker inside a hung kernel does)")
+parser.add_argument("--state", help="folder of markers shared by the workers of a run (what failed once)")
+parser.add_argument("--holdings", help="append '<time> <pid> hold <substrate>|drop' as columns are taken and dropped")
 parser.add_argument("--device")
 parser.add_argument("--scratch")
 parser.add_argument("--backend")
@@ -37,12 +48,33 @@ args = parser.parse_args()
 log = args.log
 
 
+def first_time(what):
+    """True the first time any worker of this run asks (a marker file in --state)."""
+    if not args.state:
+        return True
+    marker = os.path.join(args.state, what)
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
+        return True
+    except FileExistsError:
+        return False
+
+
+def holding(what):
+    if args.holdings:
+        with open(args.holdings, "a") as f:
+            f.write(f"{time.time():.6f} {os.getpid()} {what}\n")
+
+
 def emit(event, **data):
     print(json.dumps({"event": event, **data}), flush=True)
 
 
+TOTAL = 100 << 30
+
+
 def main():
-    emit("ready", pid=os.getpid(), device="cuda:0", name="Scripted GPU")
+    emit("ready", pid=os.getpid(), device="cuda:0", name="Scripted GPU", memory_total=TOTAL)
     column = None
     for line in sys.stdin:
         if log:
@@ -50,16 +82,30 @@ def main():
                 f.write(line)
         req = json.loads(line)
         if req["op"] == "quit":
+            holding("drop")
             return 0
+        if req["op"] == "release":
+            column = None
+            holding("drop")
+            emit("released")
+            continue
         if req["op"] == "column":
-            if req["substrate"]["name"].startswith("broken"):
+            name = req["substrate"]["name"]
+            if name.startswith("broken"):
                 emit("error", detail="ValueError: scripted preparation failure", fatal=False)
                 continue
+            if name.startswith("oomprep") and first_time(f"prep-{name}-{req['suite']}-{req['seed']}"):
+                emit("error", detail="out of GPU memory: scripted", fatal=False, environment=True)
+                continue
+            holding("drop")
             column = (req["suite"], req["seed"])
-            if req["substrate"]["name"].startswith("slowprep"):
+            holding(f"hold {name}")
+            if name.startswith("slowprep"):
                 time.sleep(3600)
-            ms = 5000.0 if req["substrate"]["name"].startswith("heavy") else 1.0
-            emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, tau=0.0, max_abs=0.0, kernel_ms=ms, canary=False, prep_s=0.01)
+            ms = 5000.0 if name.startswith("heavy") else 1.0
+            peak = int(TOTAL * 0.6) if name.startswith("big") else 1 << 30
+            emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, tau=0.0, max_abs=0.0, kernel_ms=ms, canary=False, prep_s=0.01,
+                 peak_bytes=peak)
             continue
         mid = req["mutant"]
         kind = mid.split("-")[0]
@@ -69,6 +115,14 @@ def main():
                 "canary": False, "inputs_restored": False}
         if kind == "hang":
             time.sleep(3600)
+        if kind == "oomkill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        if kind == "oom" or kind == "oomonce" and first_time(f"{mid}-{column[0]}-{column[1]}"):
+            emit("result", eval=req["eval"], mutant=mid, environment="out of GPU memory: scripted", wall_ms=1.0)
+            continue
+        emit("end", eval=req["eval"])
+        if kind == "slowcheck":
+            time.sleep(2.0)
         if kind == "die":
             os._exit(139)
         if kind == "segv":
@@ -92,4 +146,6 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    time.sleep(args.linger)
+    sys.exit(code)

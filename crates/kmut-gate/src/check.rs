@@ -67,6 +67,8 @@ pub enum Status {
     Unrefereeable,
     /// The worker died or timed out before reporting this check.
     Lost,
+    /// The machine failed, not the candidate (out of GPU or host memory, a full disk): no verdict.
+    Environment,
 }
 
 impl Status {
@@ -78,6 +80,7 @@ impl Status {
             Status::NoGpu => "no gpu",
             Status::Unrefereeable => "UNREF",
             Status::Lost => "LOST",
+            Status::Environment => "ENV",
         }
     }
 }

@@ -39,7 +39,7 @@ pub fn render_table(reports: &[CandidateReport]) -> String {
         let label = r.name.clone().unwrap_or_else(|| r.path.display().to_string());
         for x in &r.results {
             let worth = match x.status {
-                Status::Fail | Status::Lost | Status::Unrefereeable => true,
+                Status::Fail | Status::Lost | Status::Unrefereeable | Status::Environment => true,
                 Status::Pass => matches!(x.check, Check::Suites | Check::Fp64),
                 Status::Skip | Status::NoGpu => false,
             };

@@ -13,6 +13,9 @@ pub enum Verdict {
     Unrefereeable,
     /// A check failed or was lost.
     Fail,
+    /// The machine failed (out of memory, ...) even with the GPU to itself: no verdict on the
+    /// candidate, which is neither accepted nor failed.
+    Error,
 }
 
 impl Verdict {
@@ -22,6 +25,10 @@ impl Verdict {
     pub fn classify(results: &[CheckResult]) -> Verdict {
         let status = |c: Check| results.iter().find(|r| r.check == c).map_or(Status::Lost, |r| r.status);
         let statuses: Vec<(Check, Status)> = Check::ALL.iter().map(|&c| (c, status(c))).collect();
+        // A failure of the machine is never a verdict: the checks after it were skipped for it.
+        if statuses.iter().any(|(_, s)| *s == Status::Environment) {
+            return Verdict::Error;
+        }
         if statuses.iter().any(|(_, s)| matches!(s, Status::Fail | Status::Lost | Status::Skip)) {
             return Verdict::Fail;
         }
@@ -41,13 +48,14 @@ impl Verdict {
             Verdict::PrecheckPass => "PRECHECK OK",
             Verdict::Unrefereeable => "UNREFEREEABLE",
             Verdict::Fail => "FAIL",
+            Verdict::Error => "ERROR",
         }
     }
 
     /// Whether this verdict makes the gate exit non-zero: a check that ran and failed does;
     /// checks that could not run for lack of a GPU do not.
     pub fn is_failure(self) -> bool {
-        matches!(self, Verdict::Fail | Verdict::Unrefereeable)
+        matches!(self, Verdict::Fail | Verdict::Unrefereeable | Verdict::Error)
     }
 }
 
@@ -131,6 +139,18 @@ mod tests {
         let v = Verdict::classify(&r);
         assert_eq!(v, Verdict::Fail);
         assert!(v.is_failure());
+    }
+
+    #[test]
+    fn a_machine_failure_is_an_error_never_a_fail() {
+        // Out of memory in the suites check: the later checks were skipped because of it.
+        let v = Verdict::classify(&results(|c| match c {
+            Check::Suites => Status::Environment,
+            c if c.needs_gpu() => Status::Skip,
+            _ => Status::Pass,
+        }));
+        assert_eq!(v, Verdict::Error);
+        assert_eq!(v.label(), "ERROR");
     }
 
     #[test]

@@ -25,6 +25,10 @@ pub struct WorkerOptions {
     pub timeout: Duration,
     /// Where the numeric checks run (the worker's `--backend`).
     pub backend: Backend,
+    /// Share of the GPU's memory the worker may allocate (`torch.cuda.set_per_process_memory_fraction`):
+    /// the jobs of one gate together never oversubscribe the GPU; one that needs more runs out
+    /// of memory in its own process, and is retried with the GPU to itself.
+    pub memory_fraction: f64,
 }
 
 /// Everything the gate learned about one candidate.
@@ -86,15 +90,20 @@ pub fn run_worker(path: &Path, options: &WorkerOptions) -> CandidateReport {
 }
 
 fn spawn_and_collect(path: &Path, options: &WorkerOptions, results: &mut Vec<CheckResult>, stray: &mut Vec<String>) -> Result<ExitStatus, String> {
-    let mut child = Command::new(&options.python)
+    let mut command = Command::new(&options.python);
+    command
         .args(["-m", "kmut._gate_worker"])
         .arg(path)
         .args(["--arch", &options.arch])
         .args(["--backend", options.backend.name()])
+        .args(["--memory-fraction", &format!("{:.4}", options.memory_fraction)])
         .env("PYTHONUNBUFFERED", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::inherit());
+    // A gate killed mid-way must not leave workers on the GPU.
+    kmut_exec::process::die_with_parent(&mut command);
+    let mut child = command
         .spawn()
         .map_err(|e| format!("could not start the worker `{} -m kmut._gate_worker`: {e}", options.python.display()))?;
     let stdout = child.stdout.take().expect("stdout was piped");

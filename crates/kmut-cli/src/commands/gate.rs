@@ -20,8 +20,16 @@ pub fn run(args: &GateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         refuse_cpu_acceptance(args.accept)?;
         find_cpu_compiler()?;
     }
-    let options = WorkerOptions { python: env.python.clone(), arch: args.arch.clone(), timeout: Duration::from_secs(args.timeout), backend };
-    let reports = gate_all(&args.paths, &options, args.jobs.max(1));
+    let jobs = args.jobs.max(1).min(args.paths.len().max(1));
+    let options = WorkerOptions {
+        python: env.python.clone(),
+        arch: args.arch.clone(),
+        timeout: Duration::from_secs(args.timeout),
+        backend,
+        memory_fraction: GPU_SHARE / jobs as f64,
+    };
+    let mut reports = gate_all(&args.paths, &options, jobs);
+    retry_alone(&mut reports, &options);
     print!("{}", render_table(&reports));
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json_report(&reports)).with_context(|| format!("could not write `{}`", path.display()))?;
@@ -65,6 +73,26 @@ fn find_cpu_compiler() -> anyhow::Result<()> {
             "`kmut gate --backend cpu` builds kernels with a C++17 compiler and found none: {e}; install g++ (looked up on PATH) or set $KMUT_CXX to one"
         )
     })
+}
+
+/// The share of the GPU's memory the gate's jobs take together: the rest is for CUDA contexts
+/// and the allocator's rounding.
+const GPU_SHARE: f64 = 0.9;
+
+/// Candidates the machine failed (out of memory beside the other jobs, ...) are gated again,
+/// one at a time with the GPU's whole share: what fails again is an ERROR, never a FAIL.
+fn retry_alone(reports: &mut [kmut_gate::CandidateReport], options: &WorkerOptions) {
+    let alone = WorkerOptions { memory_fraction: GPU_SHARE, ..options.clone() };
+    for r in reports.iter_mut().filter(|r| r.verdict == Verdict::Error) {
+        eprintln!("gate {}: the machine failed ({}); gating it again with the GPU to itself", r.path.display(), environment_detail(r));
+        let again = run_worker(&r.path, &alone);
+        eprintln!("gate {}: {} in {:.1} s", r.path.display(), again.verdict.label(), again.elapsed.as_secs_f64());
+        *r = again;
+    }
+}
+
+fn environment_detail(r: &kmut_gate::CandidateReport) -> String {
+    r.results.iter().find(|x| x.status == kmut_gate::Status::Environment).map_or_else(String::new, |x| x.detail.clone())
 }
 
 /// Run every candidate's worker, `jobs` at a time; reports come back in the order given.

@@ -29,6 +29,11 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
             (vec![0], args.cpu_workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1), Some(gxx))
         }
     };
+    // Runs killed before they could clean up leave their scratch (inputs drawn into RAM, tens
+    // of GiB in /dev/shm) and temporary caches behind: remove those of dead processes.
+    for r in kmut_exec::process::remove_dead_scratch(&[PathBuf::from("/dev/shm"), std::env::temp_dir()], &["kmut-run-cache-", "kmut-run-"]) {
+        eprintln!("run: removed `{}` ({:.1} MiB), left by a run that was killed", r.path.display(), r.bytes as f64 / f64::from(1 << 20));
+    }
     let mut compile_opts = args.compile.clone();
     let temp_cache = compile_opts.no_cache.then(|| std::env::temp_dir().join(format!("kmut-run-cache-{}", std::process::id())));
     if let Some(dir) = &temp_cache {
@@ -110,7 +115,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         eprintln!("interrupted: every finished evaluation is stored; run the same command again to resume");
         return Ok(ExitStatus::Interrupted);
     }
-    if !summary.failures.is_empty() {
+    if !summary.failures.is_empty() || !summary.environment_errors.is_empty() {
         return Ok(ExitStatus::Failure);
     }
     Ok(ExitStatus::Success)
@@ -246,8 +251,14 @@ fn print_summary(s: &RunSummary) {
     if s.budget_spent {
         eprintln!("run: the time budget is spent; the evaluated mutants form a stratified sample");
     }
+    if s.environment_retried > 0 {
+        eprintln!("run: {} evaluations or columns failed for the machine's reasons (out of memory, ...) and were retried with the device to themselves", s.environment_retried);
+    }
     for f in &s.failures {
         eprintln!("error: {f}");
+    }
+    for e in &s.environment_errors {
+        eprintln!("error: not a verdict, an error of the run: {e}");
     }
 }
 

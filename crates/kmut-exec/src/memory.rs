@@ -1,0 +1,134 @@
+//! Device-memory budgeting: the workers of one GPU share its memory, and a column (a
+//! substrate's inputs, reference, weights and one run's buffers) can take tens of GiB. Every
+//! worker holds at most one column; before a worker prepares a column, the ledger checks that
+//! it fits beside what the device's other workers hold, from the footprint measured the last
+//! time the column (or another column of the same substrate) was prepared. An out-of-memory
+//! error is then the exception, and it is retried with the device to itself, never recorded as
+//! a verdict (`Engine`).
+
+use std::collections::HashMap;
+
+/// Share of a device's memory the ledger hands out: the rest is for CUDA contexts, the
+/// allocator's rounding and fragmentation.
+pub const USABLE_FRACTION: f64 = 0.85;
+
+/// Margin on a measured footprint: a later evaluation of the same column allocates the same
+/// buffers, but the allocator may round differently.
+pub const MARGIN: f64 = 1.15;
+
+/// What one column needs, as far as the ledger knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Measured (with margin).
+    Bytes(u64),
+    /// Never measured: a fair share of the device (its budget over its workers).
+    Unknown,
+    /// The whole budget: the column failed for lack of memory before.
+    Alone,
+}
+
+/// Footprints and holdings of every device.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    /// Bytes the ledger hands out per device, once a worker on it reported the total.
+    budget: HashMap<u32, u64>,
+    /// Measured peaks by (substrate, column), and the largest per substrate.
+    measured: HashMap<(usize, usize), u64>,
+    largest: HashMap<usize, u64>,
+}
+
+impl Ledger {
+    /// A worker on `device` reported its total memory.
+    pub fn set_total(&mut self, device: u32, total: u64) {
+        self.budget.entry(device).or_insert((total as f64 * USABLE_FRACTION) as u64);
+    }
+
+    pub fn budget(&self, device: u32) -> Option<u64> {
+        self.budget.get(&device).copied()
+    }
+
+    /// A column's measured peak, from this run or a stored baseline.
+    pub fn measured(&mut self, sub: usize, col: usize, bytes: u64) {
+        self.measured.insert((sub, col), bytes);
+        let l = self.largest.entry(sub).or_insert(0);
+        *l = (*l).max(bytes);
+    }
+
+    /// What preparing column `col` of `sub` needs: its own measurement, else the largest of
+    /// its substrate's (another suite of the same weights), else unknown.
+    pub fn need(&self, sub: usize, col: usize, alone: bool) -> Need {
+        if alone {
+            return Need::Alone;
+        }
+        match self.measured.get(&(sub, col)).or_else(|| self.largest.get(&sub)) {
+            Some(&b) => Need::Bytes((b as f64 * MARGIN) as u64),
+            None => Need::Unknown,
+        }
+    }
+
+    /// The bytes `need` stands for on `device` with `workers` workers; `None` without a budget
+    /// (no total reported: the CPU backend, or a worker not started yet): no limit.
+    pub fn bytes(&self, device: u32, need: Need, workers: usize) -> Option<u64> {
+        let budget = self.budget(device)?;
+        Some(match need {
+            Need::Bytes(b) => b,
+            Need::Unknown => budget / workers.max(1) as u64,
+            Need::Alone => budget,
+        })
+    }
+
+    /// Whether `need` fits on `device` beside what the other workers there hold.
+    pub fn fits(&self, device: u32, need: Need, workers: usize, held_by_others: u64) -> bool {
+        match self.bytes(device, need, workers) {
+            None => true,
+            // Alone: nothing else may be held; a measured column larger than the budget
+            // still runs when the device is otherwise empty.
+            Some(b) => held_by_others == 0 || held_by_others.saturating_add(b) <= self.budget(device).unwrap_or(u64::MAX),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    #[test]
+    fn without_a_reported_total_everything_fits() {
+        let l = Ledger::default();
+        assert!(l.fits(0, Need::Alone, 4, 100 * GIB));
+        assert_eq!(l.bytes(0, Need::Unknown, 4), None);
+    }
+
+    #[test]
+    fn measured_columns_fit_beside_each_other_until_the_budget() {
+        let mut l = Ledger::default();
+        l.set_total(0, 100 * GIB);
+        assert_eq!(l.budget(0), Some(85 * GIB));
+        l.measured(3, 0, 40 * GIB);
+        let need = l.need(3, 0, false);
+        assert_eq!(need, Need::Bytes(46 * GIB));
+        assert!(l.fits(0, need, 4, 30 * GIB));
+        assert!(!l.fits(0, need, 4, 40 * GIB));
+        // Another column of the same substrate is assumed as large as its largest.
+        assert_eq!(l.need(3, 4, false), need);
+        // Larger than the whole budget: only on an empty device.
+        l.measured(5, 0, 90 * GIB);
+        assert!(!l.fits(0, l.need(5, 0, false), 4, GIB));
+        assert!(l.fits(0, l.need(5, 0, false), 4, 0));
+    }
+
+    #[test]
+    fn unknown_columns_get_a_fair_share_and_failed_ones_the_device() {
+        let mut l = Ledger::default();
+        l.set_total(1, 80 * GIB);
+        assert_eq!(l.bytes(1, Need::Unknown, 4), Some(17 * GIB));
+        assert!(l.fits(1, Need::Unknown, 4, 3 * 17 * GIB));
+        assert!(!l.fits(1, Need::Unknown, 4, 3 * 17 * GIB + GIB * 2));
+        assert!(!l.fits(1, Need::Alone, 4, 1));
+        assert!(l.fits(1, Need::Alone, 4, 0));
+        // Devices keep their own budgets.
+        assert!(l.fits(0, Need::Alone, 4, 1));
+    }
+}

@@ -1,0 +1,33 @@
+"""Failures of the machine, not of the code under test.
+
+A mutant changes kernels and their launch configuration, never how much memory a substrate's
+`launch` allocates or how full a disk is; a candidate substrate that runs out of memory beside
+other gate jobs is not wrong either. Such failures are never verdicts: the orchestrators retry
+them with the device to themselves and report what fails again as an error of the run.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from typing import Any
+
+
+def environment_failure(e: BaseException, torch: Any) -> str | None:
+    """Why `e` is the machine's failure and not the mutant's (out of device or host memory, a
+    full disk or quota), or None. A mutant changes kernels and their launch configuration,
+    never how much memory `launch` allocates, so running out of memory is never its verdict."""
+    first = str(e).strip().splitlines()[0][:300] if str(e).strip() else type(e).__name__
+    oom = getattr(getattr(torch, "cuda", None), "OutOfMemoryError", None)
+    if oom is not None and isinstance(e, oom):
+        return f"out of GPU memory: {first}"
+    if isinstance(e, MemoryError):
+        return f"out of host memory: {first}"
+    if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.ENOMEM, errno.EDQUOT):
+        return f"{os.strerror(e.errno)}: {first}"
+    name = getattr(e, "name", None)
+    if name in ("CUDA_ERROR_OUT_OF_MEMORY", "cudaErrorMemoryAllocation"):
+        return f"out of GPU memory: {first}"
+    if isinstance(e, RuntimeError) and "out of memory" in first.lower():
+        return f"out of memory: {first}"
+    return None
