@@ -77,6 +77,15 @@ def load_module(path: Path, torch: Any) -> Any:
     path = path.resolve()
     if not path.is_file():
         raise SubstrateImportError(str(path), "import", "the file does not exist")
+    if path.suffix != ".py":
+        # A bare kernel (.cu, .cuh) is not a substrate: kmut needs its reference, launch and
+        # inputs too. Say so instead of a Python syntax error about hexadecimal literals.
+        raise SubstrateImportError(
+            str(path), "import",
+            f"kmut reads substrates, Python modules (`.py`) that wrap a kernel with its reference, launch and inputs; "
+            f"`{path.name}` is not one. Write a substrate around the CUDA source as substrates/SPEC.md describes "
+            f"(substrates/accepted/L1p19_relu.py is a short example)",
+        )
     try:
         source = path.read_text(encoding="utf-8")
         compile(source, str(path), "exec")
