@@ -49,3 +49,20 @@ def kmut_command() -> list[str]:
 @pytest.fixture
 def kmut_cmd() -> list[str]:
     return kmut_command()
+
+
+def workers_of(pid: int, marker: str) -> list[int]:
+    """Running (not zombie) worker processes of the orchestrator `pid`: their command line names
+    its scratch folder `kmut-run-<pid>` and contains `marker`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if f"kmut-run-{pid}" in cmdline and marker in cmdline and state != "Z":
+            found.append(int(proc.name))
+    return found

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, cuda_available
+from .conftest import ROOT, cuda_available, workers_of
 
 DEMO = str(ROOT / "tests" / "fixtures" / "L1p19_fault_demo.py")
 SCRIPTED = str(ROOT / "crates" / "kmut-exec" / "tests" / "scripted_worker.py")
@@ -67,22 +67,6 @@ def test_a_sample_is_stratified_and_scored_with_intervals(kmut_cmd, tmp_path):
     assert len(families) >= 3, f"a stratified sample spans families: {families}"
 
 
-def workers_of(pid: int) -> list[int]:
-    """Live worker processes started by the orchestrator `pid` (their --scratch names it)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if f"kmut-run-{pid}" in cmdline and SCRIPTED in cmdline and state != "Z":
-            found.append(int(proc.name))
-    return found
-
-
 def cells(store):
     with sqlite3.connect(store, timeout=5) as db:
         return {(m, s, seed): run for m, s, seed, run in db.execute("SELECT mutant, suite, seed, run FROM evaluations")}
@@ -106,15 +90,15 @@ def test_a_kill_9_of_the_orchestrator_ends_its_workers_and_a_resume_runs_nothing
                 stored = count(store)
             except sqlite3.OperationalError:
                 continue
-    assert workers_of(proc.pid), "the run has workers while it runs"
+    assert workers_of(proc.pid, SCRIPTED), "the run has workers while it runs"
     # kill -9 of the orchestrator alone: its workers are in process groups of their own, and
     # nothing of kmut runs after SIGKILL; the kernel must end them (PR_SET_PDEATHSIG).
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     gone = time.time() + 10
-    while workers_of(proc.pid) and time.time() < gone:
+    while workers_of(proc.pid, SCRIPTED) and time.time() < gone:
         time.sleep(0.1)
-    assert not workers_of(proc.pid), "a worker outlived the orchestrator"
+    assert not workers_of(proc.pid, SCRIPTED), "a worker outlived the orchestrator"
     before = cells(store)
     assert 20 <= len(before) < total, f"the run was not caught midway ({len(before)} of {total})"
     assert Path(f"/dev/shm/kmut-run-{proc.pid}").exists() or not Path("/dev/shm").is_dir()

@@ -7,10 +7,12 @@ mutant outputs also depends on the recycled memory it leaves unwritten.)"""
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import subprocess
+import time
 
-from .conftest import ROOT
+from .conftest import ROOT, workers_of
 
 DEMO = str(ROOT / "tests" / "fixtures" / "L1p19_fault_demo.py")
 
@@ -58,3 +60,59 @@ def test_a_substrate_too_slow_for_the_cpu_is_set_aside_then_remembered(kmut_cmd,
     assert second.returncode == 0, second.stderr[-3000:]
     assert "an earlier CPU run measured its original" in second.stderr
     assert "run: 0 evaluations now" in second.stderr
+
+
+def test_a_kill_9_mid_hang_leaves_no_worker_and_the_resume_ends_as_an_uninterrupted_run(kmut_cmd, tmp_path):
+    # The real CPU workers; one of them inside a hung kernel (the stride-0 mutant, given a
+    # minute before its watchdog) when the orchestrator is killed with SIGKILL.
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    cache = tmp_path / "cache"
+
+    def cmd(store, *extra):
+        return [*kmut_cmd, "run", DEMO, "--backend", "cpu", "--store", str(store), "--cache", str(cache), "--cpu-workers", "2",
+                "--rules", "arith-*", *extra]
+
+    def cells(store):
+        with sqlite3.connect(store, timeout=5) as db:
+            return {(m, s, seed): (run, outcome, tau) for m, s, seed, run, outcome, tau in
+                    db.execute("SELECT mutant, suite, seed, run, outcome, tau FROM evaluations")}
+
+    whole = tmp_path / "whole.sqlite"
+    out = subprocess.run(cmd(whole), capture_output=True, text=True, timeout=600, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    total = len(cells(whole))
+
+    store = tmp_path / "killed.sqlite"
+    proc = subprocess.Popen(cmd(store, "--min-timeout", "90"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.3)
+        try:
+            done = len(cells(store)) if store.exists() else 0
+        except sqlite3.OperationalError:
+            continue
+        if done >= total - 1:  # everything but the hang, which holds its worker for 90 s
+            break
+    time.sleep(1.0)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    assert workers_of(proc.pid, "kmut._run_worker"), "the run has workers"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    gone = time.time() + 10
+    while workers_of(proc.pid, "kmut._run_worker") and time.time() < gone:
+        time.sleep(0.1)
+    assert not workers_of(proc.pid, "kmut._run_worker"), "a worker (the one in the hung kernel) outlived the orchestrator"
+    before = cells(store)
+    assert total - 1 <= len(before) < total, (len(before), total)
+
+    resumed = subprocess.run(cmd(store), capture_output=True, text=True, timeout=600, env=env, check=False)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    after = cells(store)
+    assert set(after) == set(cells(whole))
+    assert all(after[c][0] == before[c][0] for c in before), "a cell stored before the kill was evaluated again"
+    # Every cell has the verdict of the uninterrupted run (a killed mutant's exact tau* may differ:
+    # what it reads past its buffers is whatever memory holds).
+    def verdicts(c):
+        return {k: (v[1], v[2] is None or not v[2] <= 1e-2) for k, v in c.items()}
+
+    assert verdicts(after) == verdicts(cells(whole))
