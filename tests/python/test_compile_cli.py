@@ -65,3 +65,56 @@ def test_a_killed_compile_resumes_and_ends_with_the_totals_of_an_uninterrupted_r
     fresh = tmp_path / "fresh.sqlite"
     subprocess.run(compile_cmd(kmut_cmd, fresh), capture_output=True, text=True, timeout=600, env=env, check=True)
     assert classes(store) == classes(fresh)
+
+
+def test_a_rule_filter_selects_and_never_deletes_and_an_edit_marks_mutants_stale_until_pruned(kmut_cmd, tmp_path):
+    store = tmp_path / "s.sqlite"
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+
+    def compile_(path, *extra):
+        out = subprocess.run([*kmut_cmd, "compile", str(path), "--store", str(store), "--no-cache", "--threads", "2", *extra],
+                             capture_output=True, text=True, timeout=600, env=env)
+        assert out.returncode == 0, out.stderr
+        return out
+
+    def counts():
+        with sqlite3.connect(store) as db:
+            return (db.execute("SELECT count(*) FROM mutants WHERE stale = 0").fetchone()[0],
+                    db.execute("SELECT count(*) FROM mutants WHERE stale = 1").fetchone()[0],
+                    db.execute("SELECT count(*) FROM classes").fetchone()[0])
+
+    compile_(GEMM, "--max-per-rule", "1")
+    current, stale, classified = counts()
+    assert current > classified > 0 and stale == 0, "every mutant is stored, the chosen ones classified"
+    # A narrower filter compiles its own and leaves everything else as it was.
+    compile_(GEMM, "--rules", "arith-plus-*")
+    assert counts()[0] == current and counts()[1] == 0 and counts()[2] >= classified
+    # An evaluation of a mutant whose site the next edit moves.
+    with sqlite3.connect(store) as db:
+        victim = db.execute("SELECT c.mutant FROM classes c JOIN mutants m ON m.id = c.mutant WHERE c.class = 'live' AND m.kind = 'source' LIMIT 1").fetchone()[0]
+        db.execute("INSERT INTO evaluations (mutant, target, suite, seed, image, backend, outcome, tau, wall_ms) "
+                   "SELECT ?1, target, 'T0_original', 1, 'img', 'cuda:test', 'completed', 0.5, 1.0 FROM classes WHERE mutant = ?1", (victim,))
+    with sqlite3.connect(store) as db:
+        sources = db.execute("SELECT count(*) FROM mutants WHERE kind = 'source'").fetchone()[0]
+    # The same substrate with a line added above its kernel: every source site moves and every
+    # source mutant's id changes (launch mutants are named by their launch step: they stay).
+    edited = tmp_path / "L2p76_gemm_add_relu.py"
+    src = open(GEMM, encoding="utf-8").read()
+    assert 'extern "C" __global__' in src
+    edited.write_text(src.replace('extern "C" __global__', '// edited\nextern "C" __global__', 1), encoding="utf-8")
+    out = compile_(edited, "--max-per-rule", "1")
+    assert f"{sources} stored mutants are no longer generated from its source" in out.stderr and "kmut store prune" in out.stderr
+    now, stale, _ = counts()
+    assert stale == sources and now == current
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT count(*) FROM evaluations WHERE mutant = ?", (victim,)).fetchone()[0] == 1, "kept until pruned"
+    dry = subprocess.run([*kmut_cmd, "store", "prune", "--dry-run", "--store", str(store)], capture_output=True, text=True, timeout=60)
+    assert dry.returncode == 0 and f"would remove {sources} stale mutants and 1 evaluations" in dry.stdout, dry.stdout + dry.stderr
+    assert counts()[1] == sources
+    pruned = subprocess.run([*kmut_cmd, "store", "prune", "--store", str(store)], capture_output=True, text=True, timeout=60)
+    assert pruned.returncode == 0 and f"removed {sources} stale mutants and 1 evaluations" in pruned.stdout, pruned.stdout
+    assert counts()[1] == 0 and counts()[0] == now
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT count(*) FROM evaluations").fetchone()[0] == 0
+    again = subprocess.run([*kmut_cmd, "store", "prune", "--store", str(store)], capture_output=True, text=True, timeout=60)
+    assert "nothing to remove" in again.stdout

@@ -86,9 +86,11 @@ def test_the_score_adds_up_and_sets_racy_mutants_apart(kmut_cmd, pipeline):
     assert s["backend"] == "cpu" and s["inputs"] == "small"
     run_count = len(rows(store, "SELECT DISTINCT mutant FROM evaluations"))
     racy = s["racy_on_cpu"]
-    assert s["overall"]["evaluated"] + racy["evaluated"] == run_count
+    # Every mutant run is settled or a timeout (timeouts are their own column, outside the rates).
+    assert s["overall"]["evaluated"] + s["overall"]["timeouts"] + racy["evaluated"] + racy["timeouts"] == run_count
     for g in (s["overall"], racy):
         assert g["killed"] + g["survived"] == g["evaluated"]
+        assert g["undecided"] == 0, "a full-matrix run leaves nothing undecided"
     assert sum(f["evaluated"] for f in s["by_family"]) == s["overall"]["evaluated"]
     assert sum(g["evaluated"] for g in s["by_substrate"]) == s["overall"]["evaluated"]
     assert not any(f["name"] == "synchronization" for f in s["by_family"]), "racy-on-CPU mutants stay out of the GPU-comparable tables"
@@ -108,7 +110,7 @@ def test_the_score_adds_up_and_sets_racy_mutants_apart(kmut_cmd, pipeline):
     with sqlite3.connect(store) as db:
         worst = dict(db.execute("SELECT mutant, max(CASE WHEN outcome != 'completed' OR shape_ok = 0 OR tau IS NULL OR tau > 1e-2 "
                                 "THEN 1 ELSE 0 END) FROM evaluations GROUP BY mutant").fetchall())
-    assert sum(worst.values()) == s["overall"]["killed"] + racy["killed"]
+    assert sum(worst.values()) == s["overall"]["killed"] + s["overall"]["timeouts"] + racy["killed"] + racy["timeouts"]
 
 
 def test_a_second_run_reuses_every_evaluation(kmut_cmd, pipeline):
