@@ -8,16 +8,16 @@ One kernel. A block is 32 x 8 threads and owns 32 consecutive columns j of one b
 segment (a block per single output would read dim 1 with a stride of 4095 floats, one sector per
 element), and threadIdx.y splits dim 1 into 8 interleaved slices (i = ty, ty + 8, ...). Each thread
 accumulates its slice in an fp32 register; the 8 partial sums of a column are then added by a
-shared-memory tree over ty with a barrier after every level, and the
-column total is divided by D1. Out-of-range columns still take part
-in the barriers and only skip the loads and the store. Offsets are 64-bit.
+shared-memory tree over ty with a barrier after every level, and the column
+total is divided by D1. Out-of-range columns still take part in the barriers and only skip the
+loads and the store. Offsets are 64-bit.
 
 Cost: 8.6 GB read once, coalesced, plus 2 MB written: about 2-4 ms on an H200 (reference 2.1 ms).
 """
 
 CUDA = r"""
-const int MEAN_TILE_X = 32;      // columns per block (blockDim.x)
-const int MEAN_SLICES = 8;       // threads splitting dim 1 per column (blockDim.y), a power of two
+const int MEAN_TILE_X = 32;     // columns per block (blockDim.x)
+const int MEAN_SLICES = 8;      // threads splitting dim 1 per column (blockDim.y), a power of two
 
 extern "C" __global__ void mean_dim1_kernel(
     const float* __restrict__ x,    // [B, D1, D2]
