@@ -89,13 +89,13 @@ def register(K, torch, ctypes):
         return [torch.rand(s["batch"], s["len"])]
 
     def signed_inputs(torch, s):
-        # U[-1, 1): the cumsum is a random walk (|out| ~ 0.58 sqrt(j)), so every term stays visible.
+        # U[-1, 1): the suffix sum is a random walk (|out| ~ 0.58 sqrt(len - j)), so every term stays visible.
         return [torch.rand(s["batch"], s["len"]) * 2.0 - 1.0]
 
     def spiky_inputs(torch, s):
         # Exact zeros with about 1% random spikes in [-100, 100), plus, counted from the right end of the row,
         # a spike of 50 at the last and of -30 at the first element of every 256-element chunk (columns
-        # len - 256 k and len - 1 - 256 k): the suffix sum is a step function.
+        # len - 256 k and len - 1 - 256 k, k >= 1): the suffix sum is a step function.
         rows, length = s["batch"], s["len"]
         x = torch.zeros(rows, length)
         mask = torch.rand(rows, length) < 0.01
