@@ -93,6 +93,7 @@ extern "C" __global__ void frobenius_divide_kernel(
 BLOCK = 256             # must equal FN_BLOCK (the partial kernel's shared buffer size)
 CHUNK = 4096            # must equal FN_CHUNK
 NORM_BLOCK = 1024       # must equal FN_NORM_BLOCK (the norm kernel's shared buffer size)
+NORM_BLOCKS = 1         # one block sums all partials (in a fixed order)
 
 
 def register(K, torch, ctypes):
@@ -112,7 +113,13 @@ def register(K, torch, ctypes):
                     [x, partials],
                     [(ctypes.c_longlong, total), (ctypes.c_int, num_chunks)],
                 ),
-                ("frobenius_norm_kernel", (1, 1, 1), (NORM_BLOCK, 1, 1), [partials, norm], [(ctypes.c_int, num_chunks)]),
+                (
+                    "frobenius_norm_kernel",
+                    (NORM_BLOCKS, 1, 1),
+                    (NORM_BLOCK, 1, 1),
+                    [partials, norm],
+                    [(ctypes.c_int, num_chunks)],
+                ),
                 (
                     "frobenius_divide_kernel",
                     (K.cdiv(total, BLOCK), 1, 1),
