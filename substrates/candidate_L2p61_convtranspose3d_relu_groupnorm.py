@@ -221,8 +221,9 @@ def register(K, torch, ctypes):
                 small=True,
                 purpose="output 5 x 6 x 7 per channel, groups of 16 x 210 = 3360 = 6 x 512 + 288 elements: "
                 "the last stride over each group is partial, so the e < count guards matter; with inputs "
-                "this small every output lies within two of a border, where some taps fall outside the "
-                "input, so a dropped or shifted bound or a flipped kernel shows; OD, OH and OW all differ, "
+                "this small only 1 x 2 x 3 of the 5 x 6 x 7 outputs per channel see all 27 taps, the rest "
+                "lie near a border where some taps fall outside the input, so a dropped or shifted bound or "
+                "a flipped kernel shows; OD, OH and OW all differ, "
                 "so swapped axes show; official U[0,1) values",
             ),
             K.suite(
