@@ -133,7 +133,7 @@ extern "C" __global__ void matmul_swish_sum_groupnorm_kernel(
 
 TILE = 16                 # must equal TILE in the CUDA source (a power of two)
 GROUPS_PER_BLOCK = 1      # one block column per group
-IN_FEATURES = 1024          # fixed by the weights
+IN_FEATURES = 1024        # fixed by the weights
 OUT_FEATURES = 4096
 NUM_GROUPS = 64
 GN_EPS = 1e-5

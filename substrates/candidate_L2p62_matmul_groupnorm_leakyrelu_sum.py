@@ -131,7 +131,7 @@ extern "C" __global__ void matmul_groupnorm_leakyrelu_sum_kernel(
 
 TILE = 16                 # must equal TILE in the CUDA source (a power of two)
 GROUPS_PER_BLOCK = 1      # one block column per group
-IN_FEATURES = 8192          # fixed by the weights
+IN_FEATURES = 8192        # fixed by the weights
 OUT_FEATURES = 8192
 NUM_GROUPS = 512
 GN_EPS = 1e-5

@@ -137,7 +137,7 @@ extern "C" __global__ void gemm_biasadd_hardtanh_mish_groupnorm_kernel(
 
 TILE = 16                 # must equal TILE in the CUDA source (a power of two)
 GROUPS_PER_BLOCK = 1      # one block column per group
-IN_FEATURES = 8192          # fixed by the weights
+IN_FEATURES = 8192        # fixed by the weights
 OUT_FEATURES = 8192
 NUM_GROUPS = 256
 GN_EPS = 1e-5
