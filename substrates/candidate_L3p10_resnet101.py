@@ -34,7 +34,7 @@ Batch, height and width are resizable: the adaptive average pool makes the fc's 
 of the spatial size, and each of the five stride-2 layers maps H to (H - 1) / 2 + 1, so any H, W >= 1
 runs (training-mode BN needs more than one value per channel at 1/32 resolution).
 
-Cost on the official input: 7.8 G multiply-adds per image (layer3's 23 blocks 3.5 G of it), 78 G = 156
+Cost on the official input: 7.8 G multiply-adds per image (layer3's 23 blocks 5.2 G of it), 78 G = 156
 GFLOP for the batch of 10; at the 2-4 TFLOP/s of L3p8's naive convolution that is 40-80 ms, and the 104 BN
 statistics kernels (64-2048 blocks over at most 10 x 112 x 112 values per channel, read twice) and the
 normalise kernels add about 20-50 ms: one forward should take about 60-150 ms on an H200.
