@@ -37,10 +37,10 @@ independent of the spatial size. The stem maps H to ((H - 1) / 2) / 2 + 1 and ea
 it (floor), so H, W >= 29 keep at least one pixel at the end (the declared minimum is 32).
 
 Cost on the official input: 3.05 G multiply-adds per image (conv0 0.12 G, the 58 dense 3x3
-convolutions 2.6 G, transitions 0.33 G), 30 G multiply-adds = 61 GFLOP for the batch of 10; at the
-few TFLOP/s of a naive direct convolution that is 20-40 ms. The 121 BN statistics kernels read their
+convolutions 2.6 G, transitions 0.31 G), 30 G multiply-adds = 61 GFLOP for the batch of 10; at the
+few TFLOP/s of a naive direct convolution that is 20-40 ms. The 63 BN statistics kernels read their
 input twice with one block per channel (64-1024 blocks over at most 10 x 112 x 112 values per
-channel) and the cat copies move about 1.5 GB in all: one forward should take about 50-100 ms on an
+channel) and the cat copies move about 0.8 GB in all: one forward should take about 50-100 ms on an
 H200.
 """
 
@@ -607,7 +607,7 @@ def register(K, torch, ctypes):
                 "(emulated gap at most 1.2e-3 over four seeds here, 2.6e-3 at 8 + U[0,1))",
             ),
         ],
-notes="Training-mode BatchNorm everywhere (121 of them, each with its own statistics kernel). Every "
+notes="Training-mode BatchNorm everywhere (63 of them, each with its own statistics kernel). Every "
         "BatchNorm2d has its default init (weight ones, bias zeros), so mutants that drop gamma or beta are "
         "equivalent; the running-statistics update has no kernel (it changes no output). Because every layer "
         "renormalises its input, the input scale reaches the output only through bn0's eps (x = 1e-3 U[0,1) moves "
