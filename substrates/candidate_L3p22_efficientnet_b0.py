@@ -38,8 +38,8 @@ independent of the spatial size, and every stride-2 layer maps H to (H - 1) / 2 
 runs the whole network (BatchNorm needs more than one value per channel: N x H' x W' >= 2 at 1/32
 resolution, which the suites keep).
 
-Cost on the official input: 0.39 G multiply-adds per image (stem 11 M, blocks 0.31 G, head 20 M),
-3.9 G for the batch of 10, so the convolutions take a few ms at naive-kernel rates; the 39 BN
+Cost on the official input: 0.31 G multiply-adds per image (stem 11 M, blocks 0.28 G, head conv 20 M),
+3.1 G for the batch of 10, so the convolutions take a few ms at naive-kernel rates; the 40 BN
 statistics kernels read their inputs twice with one block per channel (16-1280 blocks over up to
 10 x 112 x 112 = 125 k values per channel), about 0.1-1 ms each, and the normalise kernels are memory
 bound: one forward should take about 10-40 ms on an H200.
@@ -621,7 +621,7 @@ def register(K, torch, ctypes):
             ),
         ],
 notes="Near the legitimate-variance ceiling by construction: the reference runs its 40 convolutions in TF32 on a "
-        "GPU, and 39 training-mode BatchNorms renormalise every stage, so the TF32 rounding noise is not damped but "
+        "GPU, and 40 training-mode BatchNorms renormalise every stage, so the TF32 rounding noise is not damped but "
         "grows by about 1.2x per stage (CPU emulation, TF32-rounded inputs and weights before each convolution: "
         "rms error 8e-4 after bn1, 7e-2 after bn2 at 2 x 64 x 64). On T0_original the emulated fp32-TF32 vs fp64 "
         "gap is 6.4e-3 (facts: measured ref != fp64 at 1e-4 but within 1e-2 on the H200); fp32 without TF32 is "
