@@ -41,8 +41,8 @@ run one thread per output element. Every accumulation is fp32.
 Only the batch is resizable: PatchEmbed asserts the 224 x 224 input, and every block's resolution is
 fixed at construction. GEMMs tile the B x 3136 token rows of stage 1 along gridDim.y, so B <= 334.
 
-Cost on the official input: 2.96 G multiply-adds per image (the twelve MLPs 0.23 G each, the spatial
-MLPs 15 M each, the three merges 58 M each, the patch embedding 14 M), 30 G for the batch of 10: 60
+Cost on the official input: 3.0 G multiply-adds per image (the twelve MLPs 0.23 G each, the three
+merges 58 M each, the spatial MLPs 1.8-15 M each, the patch embedding 14 M), 30 G for the batch of 10: 60
 GFLOP at the ~2-4 TFLOP/s of a 16 x 16 tiled GEMM is 15-30 ms; the LayerNorms and spatial MLPs add
 a few ms: one forward should take about 25-50 ms on an H200.
 """
@@ -677,7 +677,7 @@ def register(K, torch, ctypes):
                 purpose="a batch of 1, the cheapest legal input (PatchEmbed asserts 224 x 224): 3136, 784, 196 and 49 "
                 "token rows per stage, so stage 3's and stage 4's GEMMs end in 4- and 1-row tail tiles (stages 1 "
                 "and 2 happen to be whole tiles), LayerNorm rows of 96 and 192 leave 160 and 64 of the 256 "
-                "threads without a value, and the spatial MLPs still cross every shifted-window border (2.96 G "
+                "threads without a value, and the spatial MLPs still cross every shifted-window border (3.0 G "
                 "multiply-adds; TF32 emulated gap 1.5e-4)",
             ),
             K.suite(
