@@ -32,9 +32,9 @@ Batch, height and width are resizable: the head's AdaptiveAvgPool2d((1, 1)) make
 inputs independent of the spatial size. Every layer's output size is (H - 1) / 2 + 1 for the five
 stride-2 layers, so any H, W >= 1 runs the whole network.
 
-Cost on the official input: the convolutions are 1.50 G multiply-adds per image (conv3 0.35 G,
-conv1 0.12 G, the nine inception modules 0.99 G), 15.0 G multiply-adds = 30 GFLOP for the batch of
-10; the fc is 10 M multiply-adds. The naive direct convolution of L3p11_vgg16 (same grid, same loop
+Cost on the official input: the convolutions are 1.58 G multiply-adds per image (conv3 0.35 G,
+conv1 0.12 G, conv2 13 M, the nine inception modules 1.10 G), 15.8 G multiply-adds = 32 GFLOP for the
+batch of 10; the fc is 10 M multiply-adds. The naive direct convolution of L3p11_vgg16 (same grid, same loop
 order) is estimated at a few TFLOP/s on an H200, so one forward should take about 10-30 ms; the 81
 launches add well under 1 ms.
 """
