@@ -236,6 +236,15 @@ class Gate:
             with torch.no_grad():
                 r = f["ref"](inputs, torch)
             elapsed = time.perf_counter() - start
+            limit = f.get("small_limit_s") or SMALL_SUITE_LIMIT_S
+            if elapsed >= limit:
+                # The first call may pay torch's one-off costs (lazy kernel loading, allocator
+                # warm-up) or a loaded machine's: the suite's cost is its best of two more runs.
+                for _ in range(2):
+                    start = time.perf_counter()
+                    with torch.no_grad():
+                        f["ref"](inputs, torch)
+                    elapsed = min(elapsed, time.perf_counter() - start)
             K.zero_init.clear()
             steps, out = parse_descriptor(f["launch"](inputs, torch), is_pipeline(f), self.names, str(self.path), torch)
             check_arguments(steps, self.params, str(self.path))
@@ -253,7 +262,6 @@ class Gate:
         self.rep.emit("descriptor", "pass", f"{len(steps)} step(s) on {small.name} {sizes}; arguments match the compiled kernels",
                       steps=len(steps))
         ms = elapsed * 1e3
-        limit = f.get("small_limit_s") or SMALL_SUITE_LIMIT_S
         declared = " declared by the substrate" if f.get("small_limit_s") else ""
         status = "pass" if elapsed < limit else "fail"
         self.rep.emit("small_time", status, f"ref on {small.name} takes {ms:.0f} ms on the CPU (limit {limit * 1e3:.0f} ms{declared}; "
