@@ -250,7 +250,7 @@ def register(K, torch, ctypes):
                 sizes={"batch": 40},
                 purpose="x = U[0,0.02): the column variances (scale^2 x 1.1e-5) are the size of eps = 1e-5, so "
                 "a dropped or perturbed eps, eps outside the square root or a std used as a variance change "
-                "outputs by tens of percent (on U[0,1) eps is invisible, ~4e-4 relative); the scale's sign "
+                "outputs by tens of percent (on U[0,1) eps moves outputs by about 2e-4 relative at |scale| = 1); the scale's sign "
                 "and magnitude no longer cancel, so a dropped or misindexed scale shows; batch 40 = 2 x 16 + 8 "
                 "is a remainder too",
             ),
