@@ -559,13 +559,13 @@ def register(K, torch, ctypes):
                 "T1_remainder",
                 rand_inputs,
                 seeds=[1, 2],
-                sizes={"batch": 2, "height": 16, "width": 48},
+                sizes={"batch": 2, "height": 16, "width": 32},
                 small=True,
-                purpose="2 x 8 x 16 x 48: the planes shrink 768 -> 192 -> 48 -> 12 -> 3 pixels, so below the "
+                purpose="2 x 8 x 16 x 32: the planes shrink 512 -> 128 -> 32 -> 8 -> 2 pixels, so below the "
                 "first level every convolution block is partial and its pixel guard matters, the softmax rows "
-                "are 48, 24, 12, 6 and 3 wide (most of the 256 threads idle), and the bottleneck BatchNorm "
-                "sees 6 values per channel (biased vs unbiased variance differ by 20%); H != W at every "
-                "level; official U[0,1) values",
+                "are 32, 16, 8, 4 and 2 wide (most of the 256 threads idle), and the bottleneck BatchNorm "
+                "sees 4 values per channel (biased vs unbiased variance differ by 33%); H != W at every "
+                "level; official U[0,1) values (kept small: the CPU reference runs 0.15 s on one thread)",
             ),
             K.suite(
                 "T2_large_same_sign",
@@ -581,7 +581,7 @@ def register(K, torch, ctypes):
         notes="UNREFEREEABLE on the GPU at 1e-2 (facts section 5): with TF32 convolutions the official reference is "
         "0.092 from fp64 (IEEE fp32 would be 3.7e-4), so the gate's fp64 evidence classifies the problem; the "
         "pipeline itself is exact fp32. On the small targeted suites a CPU emulation of the TF32 reference "
-        "(conv operands rounded to TF32) stays closer: 1.8e-3 on T1 and 3.7e-3 on T2 (the fp32 reference 2.5e-6). BatchNorm runs in training mode (the harness never calls .eval()); its "
+        "(conv operands rounded to TF32) stays closer: 6.8e-4 on T1 and 3.7e-3 on T2 (the fp32 reference 2.5e-6). BatchNorm runs in training mode (the harness never calls .eval()); its "
         "weight is ones and its bias zeros (default init), so mutants that drop gamma or beta are equivalent. "
         "Each softmax makes its rows sum to 1 over the width, so the decoders' inputs are small positive "
         "numbers. The CUDA source is a per-block template: a mutant's line number refers to the instantiated "
