@@ -147,6 +147,17 @@ pub enum Command {
     /// Maintain the store: remove what no longer belongs to the current substrates.
     #[command(subcommand)]
     Store(StoreCommand),
+
+    /// One NVRTC worker of a compile pool: compiles the sources it reads on stdin (internal).
+    #[command(hide = true)]
+    CompileWorker(CompileWorkerArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompileWorkerArgs {
+    /// The NVRTC library to load (the parent's).
+    #[arg(long, value_name = "PATH")]
+    pub nvrtc: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -361,7 +372,7 @@ pub enum BenchCommand {
     /// untimed).
     Mutate(BenchMutateArgs),
     /// Time compiling mutants with NVRTC, without the cache: ms per mutant on one thread, then
-    /// throughput on N threads.
+    /// throughput on N threads of one process and on a pool of N NVRTC processes.
     Compile(BenchCompileArgs),
 }
 

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use kmut_nvrtc::{Compiler, Options};
+use kmut_nvrtc::Options;
 
-use crate::{sha256_hex, CompileError};
+use crate::{sha256_hex, Compile, CompileError};
 
 /// What the cache holds for one key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,7 +77,7 @@ impl ImageCache {
     /// lacks. Returns how many were compiled. A stage that finds a source classified in the
     /// store but its image gone (a store copied from another machine, a cleared cache) calls
     /// this before loading images.
-    pub fn fill(&self, compiler: &Compiler, options: &Options, target: &str, sources: &[&str], threads: usize) -> Result<usize, CompileError> {
+    pub fn fill(&self, compiler: &dyn Compile, options: &Options, target: &str, sources: &[&str], threads: usize) -> Result<usize, CompileError> {
         let mut missing: Vec<&str> = sources.iter().copied().filter(|s| !self.image_path(&source_key(s, target)).is_file()).collect();
         missing.sort_unstable();
         missing.dedup();
@@ -89,7 +89,6 @@ impl ImageCache {
                     while let Some(source) = missing.get(next.fetch_add(1, Ordering::Relaxed)) {
                         let done = compiler
                             .compile(source, crate::PROGRAM_NAME, options)
-                            .map_err(CompileError::from)
                             .and_then(|out| self.put(&source_key(source, target), &CacheEntry { image: out.image, log: out.log }));
                         if let Err(e) = done {
                             failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(e);

@@ -7,11 +7,13 @@
 
 mod cache;
 mod classify;
+pub mod pool;
 mod scope;
 mod stage;
 
 pub use cache::{source_key, CacheEntry, ImageCache};
 pub use classify::{classify, Compiled};
+pub use pool::{Compile, ProcessPool};
 pub use scope::Scopes;
 pub use stage::{CompileStage, Reporter, SubstrateSummary, Target};
 
@@ -44,4 +46,6 @@ pub enum CompileError {
     },
     #[error("the original source of `{0}` does not compile:\n{1}")]
     OriginalStillborn(String, String),
+    #[error("the compile worker failed: {0}")]
+    Worker(String),
 }

@@ -12,7 +12,7 @@ use kmut_store::{CompileRecord, Store};
 use crate::cache::{source_key, CacheEntry, ImageCache};
 use crate::classify::{classify, Compiled};
 use crate::scope::Scopes;
-use crate::{sha256_hex, CompileError};
+use crate::{sha256_hex, Compile, CompileError};
 
 /// What an image is compiled for: the NVRTC version and the options. Recorded beside every
 /// hash, since the same source gives other images under another NVRTC or other options.
@@ -52,7 +52,8 @@ pub struct SubstrateSummary {
 
 /// Compiles substrates' mutants into the store.
 pub struct CompileStage<'a> {
-    pub compiler: &'a Compiler,
+    /// What compiles: NVRTC in this process, or a pool of worker processes (`pool`).
+    pub compiler: &'a dyn Compile,
     pub cache: Option<ImageCache>,
     pub threads: usize,
     pub target: Target,
@@ -66,6 +67,13 @@ impl CompileStage<'_> {
     pub fn new(compiler: &Compiler, cache: Option<ImageCache>, threads: usize, options: Options) -> Result<CompileStage<'_>, CompileError> {
         let target = Target { nvrtc: compiler.version()?, options };
         Ok(CompileStage { compiler, cache, threads: threads.max(1), target, program_name: crate::PROGRAM_NAME, batch: 64 })
+    }
+
+    /// Compile through `service` (a process pool), with one thread per worker it can run. The
+    /// target is `nvrtc`'s, which the workers load too.
+    pub fn with_service<'a>(nvrtc: &Compiler, service: &'a dyn Compile, threads: usize, cache: Option<ImageCache>, options: Options) -> Result<CompileStage<'a>, CompileError> {
+        let target = Target { nvrtc: nvrtc.version()?, options };
+        Ok(CompileStage { compiler: service, cache, threads: threads.max(1), target, program_name: crate::PROGRAM_NAME, batch: 64 })
     }
 
     /// Compile one source through the cache.

@@ -9,7 +9,6 @@
 pub mod engine;
 pub mod memory;
 pub mod plan;
-pub mod process;
 mod worker;
 
 pub use engine::{Engine, EngineConfig, Reporter, RunSummary};

@@ -45,7 +45,7 @@ impl WorkerProcess {
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::from(stderr));
         // The worker must not inherit the orchestrator's Ctrl-C (the orchestrator decides when
         // it stops, finishing or abandoning the evaluation in flight), and must not outlive it.
-        crate::process::die_with_parent(&mut cmd);
+        kmut_process::die_with_parent(&mut cmd);
         let mut child = cmd.spawn().map_err(spawn_err)?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");

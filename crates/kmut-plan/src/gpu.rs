@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kmut_compile::{source_key, ImageCache, Scopes};
+use kmut_compile::{source_key, Compile, ImageCache, Scopes};
 use kmut_exec::{Candidate, SubstratePlan};
 use kmut_model::{Backend, Inputs, MutantKind, Protocol};
 use kmut_nvrtc::{Compiler, Options};
@@ -14,7 +14,10 @@ use crate::{live, order, Compiled, PlanError, Planned, Sampling};
 /// image is missing (a store copied from another machine, a cleared cache).
 pub struct GpuImages<'a> {
     pub cache: &'a ImageCache,
+    /// NVRTC here (for kernel symbols) ...
     pub compiler: &'a Compiler,
+    /// ... and what compiles missing images (a process pool, or the same NVRTC).
+    pub service: &'a dyn Compile,
     pub options: &'a Options,
     pub threads: usize,
 }
@@ -64,7 +67,7 @@ pub fn plan_gpu(compiled: &Compiled<'_>, images: &GpuImages<'_>, protocol: &Prot
     let order = order(&plans, sampling);
     let mut wanted: Vec<&str> = originals.iter().map(String::as_str).collect();
     wanted.extend(order.iter().filter_map(|&(s, c)| candidate_sources[s][c].as_deref()));
-    let compiled_now = images.cache.fill(images.compiler, images.options, compiled.target, &wanted, images.threads)?;
+    let compiled_now = images.cache.fill(images.service, images.options, compiled.target, &wanted, images.threads)?;
     let mut notes = Vec::new();
     if compiled_now > 0 {
         notes.push(format!("compiled {compiled_now} images missing from the cache `{}`", images.cache.dir().display()));

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::Context as _;
-use kmut_compile::{CompileStage, ImageCache, Reporter, SubstrateSummary};
+use kmut_compile::{Compile, CompileStage, ImageCache, ProcessPool, Reporter, SubstrateSummary};
 use kmut_model::{ClassCounts, Family, Mutant, SubstrateDescription};
 use kmut_nvrtc::{Compiler, NvrtcSearch, Options};
 use kmut_rules::select::select;
@@ -41,6 +41,9 @@ pub fn run(args: &CompileArgs, env: &Environment) -> anyhow::Result<ExitStatus> 
 pub struct Compiled {
     pub store: Store,
     pub compiler: Compiler,
+    /// NVRTC worker processes, when more than one thread compiles (NVRTC serialises inside
+    /// one process).
+    pub pool: Option<ProcessPool>,
     pub cache: Option<ImageCache>,
     pub options: Options,
     pub target: String,
@@ -74,7 +77,12 @@ pub fn compile_substrates(
     let cache = cache(opts);
     let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let options = Options { arch: opts.arch.clone(), extra: Vec::new() };
-    let stage = CompileStage::new(&compiler, cache.clone(), threads, options.clone())?;
+    let pool = compile_pool(&compiler, threads, env);
+    let service: &dyn Compile = match &pool {
+        Some(p) => p,
+        None => &compiler,
+    };
+    let stage = CompileStage::with_service(&compiler, service, threads, cache.clone(), options.clone())?;
     let store_path = store_path(store);
     let mut store = Store::open(&store_path)?;
     let target = stage.target.key();
@@ -128,7 +136,7 @@ pub fn compile_substrates(
     )?;
     outcome?;
     drop(stage);
-    Ok(Compiled { store, compiler, cache, options, target, substrates: described, summaries, interrupted })
+    Ok(Compiled { store, compiler, pool, cache, options, target, substrates: described, summaries, interrupted })
 }
 
 /// The mutants of `chosen` rules, at most `max_per_rule` of each rule (those with the smallest
@@ -164,6 +172,40 @@ pub fn substrate_paths(given: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     found.sort();
     anyhow::ensure!(!found.is_empty(), "no substrate given and `{}` holds none", dir.display());
     Ok(found)
+}
+
+/// `kmut compile-worker`: serve the pool's protocol until stdin closes.
+pub fn worker(args: &crate::args::CompileWorkerArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    let search = NvrtcSearch { explicit: args.nvrtc.clone(), site_dirs: env.site_dirs.clone() };
+    let compiler = Compiler::open(&search)?;
+    kmut_compile::pool::serve(&compiler)?;
+    Ok(ExitStatus::Success)
+}
+
+impl Compiled {
+    /// What compiles further images (a run's missing ones): the pool, or NVRTC here.
+    pub fn service(&self) -> &dyn Compile {
+        match &self.pool {
+            Some(p) => p,
+            None => &self.compiler,
+        }
+    }
+}
+
+/// `threads` NVRTC worker processes (`kmut compile-worker`, loading the NVRTC this process
+/// found), or none for one thread.
+pub fn compile_pool(compiler: &Compiler, threads: usize, env: &Environment) -> Option<ProcessPool> {
+    (threads > 1).then(|| {
+        let command = vec![
+            env.python.display().to_string(),
+            "-m".into(),
+            "kmut".into(),
+            "compile-worker".into(),
+            "--nvrtc".into(),
+            compiler.location().library.display().to_string(),
+        ];
+        ProcessPool::new(command, threads)
+    })
 }
 
 pub fn open_compiler(opts: &CompileOptions, env: &Environment) -> anyhow::Result<Compiler> {

@@ -25,5 +25,6 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
         Command::Store(StoreCommand::Prune(args)) => store::prune(&args),
+        Command::CompileWorker(args) => compile::worker(&args, env),
     }
 }

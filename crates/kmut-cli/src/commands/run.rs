@@ -31,7 +31,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     };
     // Runs killed before they could clean up leave their scratch (inputs drawn into RAM, tens
     // of GiB in /dev/shm) and temporary caches behind: remove those of dead processes.
-    for r in kmut_exec::process::remove_dead_scratch(&[PathBuf::from("/dev/shm"), std::env::temp_dir()], &["kmut-run-cache-", "kmut-run-"]) {
+    for r in kmut_process::remove_dead_scratch(&[PathBuf::from("/dev/shm"), std::env::temp_dir()], &["kmut-run-cache-", "kmut-run-"]) {
         eprintln!("run: removed `{}` ({:.1} MiB), left by a run that was killed", r.path.display(), r.bytes as f64 / f64::from(1 << 20));
     }
     let mut compile_opts = args.compile.clone();
@@ -178,7 +178,7 @@ fn plan(
     Ok(match gxx {
         None => {
             let threads = std::thread::available_parallelism().map_or(1, usize::from);
-            let images = kmut_plan::GpuImages { cache, compiler: &compiled.compiler, options: &compiled.options, threads };
+            let images = kmut_plan::GpuImages { cache, compiler: &compiled.compiler, service: compiled.service(), options: &compiled.options, threads };
             kmut_plan::plan_gpu(&view, &images, protocol, inputs, sampling)?
         }
         Some(gxx) => {

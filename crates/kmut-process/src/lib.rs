@@ -1,4 +1,5 @@
-//! Child processes that cannot outlive the orchestrator.
+//! Child processes that cannot outlive the orchestrator (the run's and the gate's workers, the
+//! compile pool), and the scratch that runs killed before their cleanup left behind.
 //!
 //! A worker inside a hung kernel never reads its stdin again, so closing the pipe does not end
 //! it; and a `kill -9` of the orchestrator runs no cleanup. The kernel itself must end the
@@ -85,7 +86,7 @@ fn size(path: &std::path::Path) -> u64 {
     if !meta.is_dir() {
         return meta.len();
     }
-    std::fs::read_dir(path).map(|rd| rd.flatten().map(|e| size(&e.path())).sum()).unwrap_or(0)
+    std::fs::read_dir(path).map_or(0, |rd| rd.flatten().map(|e| size(&e.path())).sum())
 }
 
 #[cfg(test)]
