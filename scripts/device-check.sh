@@ -83,6 +83,63 @@ if [ "${AGREE:-0}" = 1 ]; then
   python3 -m kmut agree --store /tmp/gpu.sqlite --cpu-store /tmp/cpu.sqlite --json > "$OUT/agree.json"
   python3 -m kmut score --store /tmp/cpu.sqlite > "$OUT/score-cpu.txt"; head -n 30 "$OUT/score-cpu.txt"; tail -n 4 "$OUT/score-cpu.txt"
 fi
+# GATE_ACCEPTED=1: every accepted substrate through the gate again, GATE_JOBS (default 6) at
+# once (issue 13: no correct substrate may fail for lack of memory), JSON rewritten as each ends.
+if [ "${GATE_ACCEPTED:-0}" = 1 ]; then
+  timeout -s KILL "${GATE_LIMIT:-420}" python3 -m kmut gate --jobs "${GATE_JOBS:-6}" substrates/accepted/*.py \
+    --json "$OUT/gate-accepted.json" > "$OUT/gate-accepted.txt" 2> "$OUT/gate-accepted.err"
+  echo "gate accepted exit: $?"
+  python3 - "$OUT/gate-accepted.json" <<'PY'
+import collections, json, sys
+r = json.load(open(sys.argv[1]))
+print(len(r), "gated:", dict(collections.Counter(x["verdict"] for x in r)))
+for x in r:
+    if x["verdict"] != "PASS":
+        bad = [c for c in x["checks"] if c["status"] not in ("pass",)]
+        print(" ", x["name"] or x["path"], x["verdict"], "|", "; ".join(f'{c["check"]}: {c["detail"][:300]}' for c in bad[:2]))
+PY
+fi
+# CANDIDATES=FILE: the candidates listed in FILE (one path a line, in priority order) through the
+# gate with --accept, GATE_JOBS at once, stopped after GATE_LIMIT seconds; the JSON keeps every
+# finished candidate (mirror acceptances here: the device's tree does not come back).
+if [ -n "${CANDIDATES:-}" ]; then
+  mapfile -t cands < "$CANDIDATES"
+  timeout -s KILL "${GATE_LIMIT:-480}" python3 -m kmut gate --jobs "${GATE_JOBS:-8}" --timeout "${CAND_TIMEOUT:-300}" --accept "${cands[@]}" \
+    --json "$OUT/gate-candidates.json" > "$OUT/gate-candidates.txt" 2> "$OUT/gate-candidates.err"
+  echo "gate candidates exit: $? (137: stopped at the time limit)"
+  python3 - "$OUT/gate-candidates.json" <<'PY'
+import collections, json, sys
+r = json.load(open(sys.argv[1]))
+print(len(r), "gated:", dict(collections.Counter(x["verdict"] for x in r)))
+for x in r:
+    fwd = next((c["data"].get("forward_ms") for c in x["checks"] if c["check"] == "suites" and isinstance(c.get("data"), dict)), None)
+    bad = [c for c in x["checks"] if c["status"] not in ("pass",)]
+    print(" ", x["name"] or x["path"], x["verdict"], f'{x["elapsed_s"]:.0f}s', f"fwd {fwd:.1f} ms" if fwd else "",
+          "|", "; ".join(f'{c["check"]}: {c["detail"][:240]}' for c in bad[:2]))
+PY
+fi
+# RUN6=1: issue 13's memory check, a run with RUN_WORKERS (default 6) workers on a stratified
+# sample of the accepted corpus; no out-of-memory may be stored as a verdict.
+if [ "${RUN6:-0}" = 1 ]; then
+  export KMUT_NO_PROGRESS=1 KMUT_CACHE_DIR=/tmp/kmut-cache
+  cp .device/run.sqlite /tmp/run6.sqlite
+  timeout -s INT "${RUN_LIMIT:-300}" python3 -m kmut run --store /tmp/run6.sqlite --max-per-rule 2 --sample "${RUN_SAMPLE:-600}" --seed 1 \
+    --workers-per-gpu "${RUN_WORKERS:-6}" --budget "${RUN_BUDGET:-4m}" > "$OUT/run6.txt" 2> "$OUT/run6.err"
+  echo "run exit: $?"
+  grep -E "^(run|error|warning):" "$OUT/run6.err" | grep -v "^run: removed" | tail -n 20
+  python3 - /tmp/run6.sqlite <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print("evaluations:", db.execute("select count(*) from evaluations").fetchone()[0],
+      "| by outcome:", db.execute("select outcome, count(*) from evaluations group by outcome").fetchall())
+print("crash classes:", db.execute("select crash, count(*) from evaluations where outcome='crash' group by crash order by 2 desc").fetchall())
+oom = db.execute("select count(*) from evaluations where lower(coalesce(crash,'') || coalesce(detail,'')) like '%out of memory%' "
+                 "or coalesce(crash,'') like '%OutOfMemory%' or coalesce(crash,'') like '%MEMORY_ALLOCATION%'").fetchone()[0]
+print("evaluations stored with an out-of-memory crash:", oom)
+print("columns with a measured footprint:", db.execute("select count(*), max(peak_bytes) from baselines where peak_bytes is not null").fetchone())
+PY
+  head -n 12 "$OUT/run6.txt"
+fi
 [ "${SKIP_GATE:-0}" = 1 ] && exit 0
 # With paths: gate them with --accept. Without: re-gate everything accepted.
 paths=("$@")

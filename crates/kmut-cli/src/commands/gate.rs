@@ -28,11 +28,11 @@ pub fn run(args: &GateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         backend,
         memory_fraction: GPU_SHARE / jobs as f64,
     };
-    let mut reports = gate_all(&args.paths, &options, jobs);
+    let mut reports = gate_all(&args.paths, &options, jobs, args.json.as_deref());
     retry_alone(&mut reports, &options);
     print!("{}", render_table(&reports));
     if let Some(path) = &args.json {
-        std::fs::write(path, serde_json_report(&reports)).with_context(|| format!("could not write `{}`", path.display()))?;
+        write_atomically(path, &serde_json_report(&reports)).with_context(|| format!("could not write `{}`", path.display()))?;
     }
     if args.accept {
         for r in &reports {
@@ -95,8 +95,10 @@ fn environment_detail(r: &kmut_gate::CandidateReport) -> String {
     r.results.iter().find(|x| x.status == kmut_gate::Status::Environment).map_or_else(String::new, |x| x.detail.clone())
 }
 
-/// Run every candidate's worker, `jobs` at a time; reports come back in the order given.
-fn gate_all(paths: &[std::path::PathBuf], options: &WorkerOptions, jobs: usize) -> Vec<kmut_gate::CandidateReport> {
+/// Run every candidate's worker, `jobs` at a time; reports come back in the order given. With
+/// `json`, the report of every candidate finished so far is rewritten there as each finishes,
+/// so a gate killed midway (a time limit, a lost machine) keeps what it learned.
+fn gate_all(paths: &[std::path::PathBuf], options: &WorkerOptions, jobs: usize, json: Option<&Path>) -> Vec<kmut_gate::CandidateReport> {
     let next = AtomicUsize::new(0);
     let slots: Mutex<Vec<Option<kmut_gate::CandidateReport>>> = Mutex::new(vec![None; paths.len()]);
     let n = paths.len();
@@ -111,7 +113,14 @@ fn gate_all(paths: &[std::path::PathBuf], options: &WorkerOptions, jobs: usize) 
                     eprintln!("[{}/{n}] gate {}", i + 1, path.display());
                     let report = run_worker(path, options);
                     eprintln!("[{}/{n}] {} {} in {:.1} s", i + 1, path.display(), report.verdict.label(), report.elapsed.as_secs_f64());
-                    slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner)[i] = Some(report);
+                    let mut done = slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    done[i] = Some(report);
+                    if let Some(path) = json {
+                        let so_far: Vec<kmut_gate::CandidateReport> = done.iter().flatten().cloned().collect();
+                        if let Err(e) = write_atomically(path, &serde_json_report(&so_far)) {
+                            eprintln!("warning: could not write `{}`: {e}", path.display());
+                        }
+                    }
                 }
             });
         }
@@ -127,6 +136,13 @@ fn accepted_dir(path: &Path) -> std::path::PathBuf {
     } else {
         parent.join("accepted")
     }
+}
+
+/// Write `text` to `path` through a temporary file beside it, so a reader never sees half a report.
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
 }
 
 fn serde_json_report(reports: &[kmut_gate::CandidateReport]) -> String {
