@@ -86,7 +86,8 @@ fi
 # GATE_ACCEPTED=1: every accepted substrate through the gate again, GATE_JOBS (default 6) at
 # once (issue 13: no correct substrate may fail for lack of memory), JSON rewritten as each ends.
 if [ "${GATE_ACCEPTED:-0}" = 1 ]; then
-  timeout -s KILL "${GATE_LIMIT:-420}" python3 -m kmut gate --jobs "${GATE_JOBS:-6}" substrates/accepted/*.py \
+  if [ -n "${ACCEPTED_LIST:-}" ]; then mapfile -t acc < "$ACCEPTED_LIST"; else acc=(substrates/accepted/*.py); fi
+  timeout -s KILL "${GATE_LIMIT:-420}" python3 -m kmut gate --jobs "${GATE_JOBS:-6}" "${acc[@]}" \
     --json "$OUT/gate-accepted.json" > "$OUT/gate-accepted.txt" 2> "$OUT/gate-accepted.err"
   echo "gate accepted exit: $?"
   python3 - "$OUT/gate-accepted.json" <<'PY'

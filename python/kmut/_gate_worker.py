@@ -540,10 +540,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arch", default="sm_90")
     parser.add_argument("--memory-fraction", type=float, default=None,
                         help="share of the GPU's memory this worker may allocate (kmut gate --jobs N gives each 0.9/N)")
+    parser.add_argument("--cpu-threads", type=int, default=None,
+                        help="threads torch may use on the CPU (kmut gate --jobs N gives each the cores over N)")
     parser.add_argument("--backend", choices=("gpu", CPU), default="gpu",
                         help="where suites, nan_fill and determinism run: gpu, or the CPU backend on the small suites (a pre-check)")
     args = parser.parse_args(argv)
     rep = Reporter()
+    if args.cpu_threads:
+        import torch
+
+        torch.set_num_threads(max(1, args.cpu_threads))
     try:
         Gate(args.path, args.arch, rep, args.backend, args.memory_fraction).run()
     except Exception:  # noqa: BLE001 - a bug in kmut itself: report it as the current check's failure

@@ -130,3 +130,18 @@ def test_run_without_a_gpu_says_so(kmut_cmd, tmp_path):
 def test_score_without_a_store_names_the_path(kmut_cmd, tmp_path):
     out = subprocess.run([*kmut_cmd, "score", "--store", str(tmp_path / "none.sqlite")], capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode != 0 and "none.sqlite" in out.stderr
+
+
+def test_a_store_compiled_elsewhere_runs_with_an_empty_cache(kmut_cmd, tmp_path):
+    # As on a GPU host given a store compiled here: the run compiles, through the pool of NVRTC
+    # workers, the images its sample needs and the cache lacks, then runs them.
+    store = tmp_path / "s.sqlite"
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    compiled = subprocess.run([*kmut_cmd, "compile", DEMO, "--store", str(store), "--cache", str(tmp_path / "here"), "--threads", "2"],
+                              capture_output=True, text=True, timeout=600, env=env)
+    assert compiled.returncode == 0, compiled.stderr
+    out = subprocess.run(run_cmd(kmut_cmd, store, "--cache", str(tmp_path / "there"), "--threads", "2", "--sample", "12"),
+                         capture_output=True, text=True, timeout=600, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "images missing from the cache" in out.stderr, out.stderr[-3000:]
+    assert count(store) > 0

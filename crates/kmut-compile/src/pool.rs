@@ -95,7 +95,12 @@ impl ProcessPool {
         let (program, args) = self.command.split_first().expect("a worker command");
         let mut cmd = Command::new(program);
         cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
-        kmut_process::die_with_parent(&mut cmd);
+        // Not PR_SET_PDEATHSIG: it fires when the *thread* that spawned the child ends, and the
+        // stage's threads end after every pass while the pool lives on (a run's plan compiles
+        // through it later). A worker never hangs (NVRTC returns), so it ends when its stdin
+        // closes: when the pool is dropped or the orchestrator dies. Its own process group keeps
+        // a Ctrl-C at the terminal for the orchestrator to handle.
+        kmut_process::own_process_group(&mut cmd);
         let mut child = cmd.spawn().map_err(|e| CompileError::Worker(format!("could not start `{}`: {e}", self.command.join(" "))))?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
@@ -106,8 +111,13 @@ impl ProcessPool {
     fn take(&self) -> Result<Worker, CompileError> {
         let mut guard = self.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         loop {
-            if let Some(w) = guard.0.pop() {
-                return Ok(w);
+            if let Some(mut w) = guard.0.pop() {
+                if matches!(w.child.try_wait(), Ok(None)) {
+                    return Ok(w);
+                }
+                // It died while idle: forget it and make room for a fresh one.
+                guard.1 -= 1;
+                continue;
             }
             if guard.1 < self.size {
                 guard.1 += 1;

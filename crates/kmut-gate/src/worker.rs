@@ -29,6 +29,9 @@ pub struct WorkerOptions {
     /// the jobs of one gate together never oversubscribe the GPU; one that needs more runs out
     /// of memory in its own process, and is retried with the GPU to itself.
     pub memory_fraction: f64,
+    /// Threads the worker's torch may use on the CPU (`torch.set_num_threads`): the cores over
+    /// the jobs, so N jobs' CPU checks (the small-suite time among them) do not fight for cores.
+    pub cpu_threads: usize,
 }
 
 /// Everything the gate learned about one candidate.
@@ -97,6 +100,7 @@ fn spawn_and_collect(path: &Path, options: &WorkerOptions, results: &mut Vec<Che
         .args(["--arch", &options.arch])
         .args(["--backend", options.backend.name()])
         .args(["--memory-fraction", &format!("{:.4}", options.memory_fraction)])
+        .args(["--cpu-threads", &options.cpu_threads.max(1).to_string()])
         .env("PYTHONUNBUFFERED", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

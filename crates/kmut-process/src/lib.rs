@@ -9,14 +9,24 @@
 
 use std::process::Command;
 
-/// Make `cmd`'s process die (SIGKILL) with the thread that spawns it, and put it in a process
-/// group of its own. Spawn from a thread that lives as long as the child should.
-pub fn die_with_parent(cmd: &mut Command) {
+/// Put `cmd`'s process in a process group of its own: a Ctrl-C at the terminal reaches only the
+/// orchestrator, which decides what to finish and what to abandon.
+pub fn own_process_group(cmd: &mut Command) {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt as _;
         cmd.process_group(0);
-        #[cfg(target_os = "linux")]
+    }
+}
+
+/// Make `cmd`'s process die (SIGKILL) with the thread that spawns it, and put it in a process
+/// group of its own. Spawn from a thread that lives as long as the child should: Linux sends the
+/// signal when that *thread* ends, not only when the process does.
+pub fn die_with_parent(cmd: &mut Command) {
+    own_process_group(cmd);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt as _;
         {
             let parent = std::process::id();
             // SAFETY: between fork and exec only async-signal-safe calls are allowed; prctl,

@@ -1,8 +1,8 @@
 //! `kmut gate`: run every candidate through its worker, print the verdict table, accept.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -26,10 +26,11 @@ pub fn run(args: &GateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         arch: args.arch.clone(),
         timeout: Duration::from_secs(args.timeout),
         backend,
-        memory_fraction: GPU_SHARE / jobs as f64,
+        // Each of the N jobs asked for starts with its share, however many candidates there are.
+        memory_fraction: GPU_SHARE / args.jobs.max(1) as f64,
+        cpu_threads: std::thread::available_parallelism().map_or(1, usize::from) / jobs,
     };
-    let mut reports = gate_all(&args.paths, &options, jobs, args.json.as_deref());
-    retry_alone(&mut reports, &options);
+    let reports = gate_all(&args.paths, &options, jobs, args.json.as_deref());
     print!("{}", render_table(&reports));
     if let Some(path) = &args.json {
         write_atomically(path, &serde_json_report(&reports)).with_context(|| format!("could not write `{}`", path.display()))?;
@@ -79,40 +80,80 @@ fn find_cpu_compiler() -> anyhow::Result<()> {
 /// and the allocator's rounding.
 const GPU_SHARE: f64 = 0.9;
 
-/// Candidates the machine failed (out of memory beside the other jobs, ...) are gated again,
-/// one at a time with the GPU's whole share: what fails again is an ERROR, never a FAIL.
-fn retry_alone(reports: &mut [kmut_gate::CandidateReport], options: &WorkerOptions) {
-    let alone = WorkerOptions { memory_fraction: GPU_SHARE, ..options.clone() };
-    for r in reports.iter_mut().filter(|r| r.verdict == Verdict::Error) {
-        eprintln!("gate {}: the machine failed ({}); gating it again with the GPU to itself", r.path.display(), environment_detail(r));
-        let again = run_worker(&r.path, &alone);
-        eprintln!("gate {}: {} in {:.1} s", r.path.display(), again.verdict.label(), again.elapsed.as_secs_f64());
-        *r = again;
-    }
-}
-
 fn environment_detail(r: &kmut_gate::CandidateReport) -> String {
-    r.results.iter().find(|x| x.status == kmut_gate::Status::Environment).map_or_else(String::new, |x| x.detail.clone())
+    r.results.iter().find(|x| x.status == kmut_gate::Status::Environment).map_or_else(String::new, |x| x.detail.chars().take(200).collect())
 }
 
-/// Run every candidate's worker, `jobs` at a time; reports come back in the order given. With
-/// `json`, the report of every candidate finished so far is rewritten there as each finishes,
-/// so a gate killed midway (a time limit, a lost machine) keeps what it learned.
+/// The work left: candidates (by index) with the share of the GPU's memory they will run with,
+/// the share not handed out, and the workers running.
+struct Pending {
+    queue: VecDeque<(usize, f64)>,
+    free: f64,
+    running: usize,
+}
+
+/// Run every candidate's worker, at most `jobs` at a time, each with `options.memory_fraction`
+/// of the GPU's memory; reports come back in the order given. A candidate the machine failed
+/// (out of memory within its share) runs again with twice the share once that much is free,
+/// up to the whole `GPU_SHARE` with the GPU to itself; only then is it an ERROR. The shares
+/// running at once never add up to more than `GPU_SHARE`. With `json`, the report of every
+/// candidate finished so far is rewritten there as each finishes, so a gate killed midway (a
+/// time limit, a lost machine) keeps what it learned.
 fn gate_all(paths: &[std::path::PathBuf], options: &WorkerOptions, jobs: usize, json: Option<&Path>) -> Vec<kmut_gate::CandidateReport> {
-    let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<kmut_gate::CandidateReport>>> = Mutex::new(vec![None; paths.len()]);
     let n = paths.len();
+    let start = options.memory_fraction.min(GPU_SHARE);
+    let pending = Mutex::new(Pending { queue: (0..n).map(|i| (i, start)).collect(), free: GPU_SHARE, running: 0 });
+    let changed = Condvar::new();
+    let slots: Mutex<Vec<Option<kmut_gate::CandidateReport>>> = Mutex::new(vec![None; n]);
+    // The next candidate whose share fits in what is free, waiting while others run.
+    let take = || -> Option<(usize, f64)> {
+        let mut p = pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        loop {
+            if let Some(at) = p.queue.iter().position(|&(_, share)| share <= p.free + 1e-9) {
+                let (i, share) = p.queue.remove(at).expect("found");
+                p.free -= share;
+                p.running += 1;
+                return Some((i, share));
+            }
+            if p.queue.is_empty() && p.running == 0 {
+                return None;
+            }
+            if p.queue.is_empty() {
+                // Nothing left to start; a running candidate may still come back larger.
+                p = changed.wait(p).unwrap_or_else(std::sync::PoisonError::into_inner);
+                if p.queue.is_empty() && p.running == 0 {
+                    return None;
+                }
+                continue;
+            }
+            p = changed.wait(p).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    };
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(n) {
             scope.spawn(|| {
-                let take = || {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    paths.get(i).map(|p| (i, p))
-                };
-                while let Some((i, path)) = take() {
-                    eprintln!("[{}/{n}] gate {}", i + 1, path.display());
-                    let report = run_worker(path, options);
+                while let Some((i, share)) = take() {
+                    let path = &paths[i];
+                    let again = if share > start + 1e-9 { format!(" again with {share:.0}% of the GPU", share = share * 100.0) } else { String::new() };
+                    eprintln!("[{}/{n}] gate {}{again}", i + 1, path.display());
+                    let report = run_worker(path, &WorkerOptions { memory_fraction: share, ..options.clone() });
                     eprintln!("[{}/{n}] {} {} in {:.1} s", i + 1, path.display(), report.verdict.label(), report.elapsed.as_secs_f64());
+                    let retry = report.verdict == Verdict::Error && share < GPU_SHARE - 1e-9;
+                    if retry {
+                        eprintln!("[{}/{n}] {}: the machine failed ({}); it runs again with more of the GPU", i + 1, path.display(), environment_detail(&report));
+                    }
+                    {
+                        let mut p = pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                        p.free += share;
+                        p.running -= 1;
+                        if retry {
+                            p.queue.push_back((i, (share * 2.0).min(GPU_SHARE)));
+                        }
+                    }
+                    changed.notify_all();
+                    if retry {
+                        continue;
+                    }
                     let mut done = slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                     done[i] = Some(report);
                     if let Some(path) = json {
