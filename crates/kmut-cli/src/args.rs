@@ -344,6 +344,10 @@ pub struct Selection {
     /// (the same K always gives the same mutants): a quick pass over every rule and substrate.
     #[arg(long, value_name = "K")]
     pub max_per_rule: Option<usize>,
+    /// At most N mutants of each rule over all the substrates together, chosen the same way: a
+    /// pass over every rule whose cost does not grow with the corpus.
+    #[arg(long, value_name = "N")]
+    pub sample_per_rule: Option<usize>,
 }
 
 #[derive(Debug, Clone, clap::Args)]

@@ -89,14 +89,15 @@ pub fn compile_substrates(
     let run = store.begin_run(command, &format!("{}.{}", stage.target.nvrtc.0, stage.target.nvrtc.1), &target)?;
     let reporter = Progress::new();
 
-    let mut summaries = Vec::new();
-    let mut described = Vec::new();
+    // First every substrate is read, mutated and stored (cheap); then the selection is made,
+    // which may need every substrate's mutants (--sample-per-rule); then the compiling.
+    let mut generated = Vec::new();
     let mut outcome = Ok(());
     for path in &substrates {
         if interrupt.load(Ordering::Relaxed) {
             break;
         }
-        let step = (|| -> anyhow::Result<(SubstrateDescription, Vec<Mutant>, SubstrateSummary)> {
+        let step = (|| -> anyhow::Result<(SubstrateDescription, Vec<Mutant>)> {
             let desc = (env.describe)(path).with_context(|| format!("could not read the substrate `{}`", path.display()))?;
             let out = kmut_rules::mutate(&desc, &every_rule)?;
             store.put_substrate(&desc, &kmut_compile::sha256_hex(desc.cuda.as_bytes()))?;
@@ -107,20 +108,31 @@ pub fn compile_substrates(
                     desc.name
                 );
             }
-            let chosen = chosen_mutants(out.mutants, &chosen_rules, select_.max_per_rule);
-            let summary = stage.run(&mut store, run, &desc, &chosen, interrupt, &reporter)?;
-            Ok((desc, chosen, summary))
+            Ok((desc, out.mutants))
         })();
-        reporter.finish();
         match step {
-            Ok((d, m, s)) => {
-                described.push((d, m));
-                summaries.push(s);
-            }
+            Ok(g) => generated.push(g),
             Err(e) => {
                 outcome = Err(e);
                 break;
             }
+        }
+    }
+    let generated = chosen_mutants(generated, &chosen_rules, select_);
+    let mut summaries = Vec::new();
+    let mut described = Vec::new();
+    for (desc, chosen) in generated {
+        if outcome.is_err() || interrupt.load(Ordering::Relaxed) {
+            break;
+        }
+        let summary = stage.run(&mut store, run, &desc, &chosen, interrupt, &reporter);
+        reporter.finish();
+        match summary {
+            Ok(s) => {
+                described.push((desc, chosen));
+                summaries.push(s);
+            }
+            Err(e) => outcome = Err(e.into()),
         }
     }
     let interrupted = interrupt.load(Ordering::Relaxed) || summaries.iter().any(|s| s.interrupted);
@@ -139,19 +151,48 @@ pub fn compile_substrates(
     Ok(Compiled { store, compiler, pool, cache, options, target, substrates: described, summaries, interrupted })
 }
 
-/// The mutants of `chosen` rules, at most `max_per_rule` of each rule (those with the smallest
-/// hash of their id, so the choice is stable).
-fn chosen_mutants(mutants: Vec<Mutant>, chosen: &HashSet<&str>, max_per_rule: Option<usize>) -> Vec<Mutant> {
-    let mut picked: Vec<Mutant> = mutants.into_iter().filter(|m| chosen.contains(m.rule.as_str())).collect();
-    let Some(k) = max_per_rule else { return picked };
-    picked.sort_by_cached_key(|m| (m.rule.clone(), kmut_compile::sha256_hex(m.id.as_bytes())));
-    let mut per_rule: BTreeMap<String, usize> = BTreeMap::new();
-    picked.retain(|m| {
-        let n = per_rule.entry(m.rule.clone()).or_default();
-        *n += 1;
-        *n <= k
-    });
-    picked.sort_by(|a, b| a.id.cmp(&b.id));
+/// Each substrate's mutants of the `chosen` rules, at most `--max-per-rule` of each rule per
+/// substrate and `--sample-per-rule` of each rule over all of them: those with the smallest hash
+/// of their id, so the same options always choose the same mutants, spread over the substrates.
+fn chosen_mutants(generated: Vec<(SubstrateDescription, Vec<Mutant>)>, chosen: &HashSet<&str>, select_: &Selection) -> Vec<(SubstrateDescription, Vec<Mutant>)> {
+    let rank = |m: &Mutant| kmut_compile::sha256_hex(m.id.as_bytes());
+    let mut picked: Vec<(SubstrateDescription, Vec<Mutant>)> = generated
+        .into_iter()
+        .map(|(d, ms)| {
+            let mut ms: Vec<Mutant> = ms.into_iter().filter(|m| chosen.contains(m.rule.as_str())).collect();
+            if let Some(k) = select_.max_per_rule {
+                ms.sort_by_cached_key(|m| (m.rule.clone(), rank(m)));
+                let mut per_rule: BTreeMap<String, usize> = BTreeMap::new();
+                ms.retain(|m| {
+                    let n = per_rule.entry(m.rule.clone()).or_default();
+                    *n += 1;
+                    *n <= k
+                });
+            }
+            (d, ms)
+        })
+        .collect();
+    if let Some(k) = select_.sample_per_rule {
+        let mut ranked: Vec<(String, String, String)> =
+            picked.iter().flat_map(|(d, ms)| ms.iter().map(|m| (m.rule.clone(), rank(m), format!("{}/{}", d.name, m.id)))).collect();
+        ranked.sort();
+        let mut per_rule: BTreeMap<String, usize> = BTreeMap::new();
+        let keep: HashSet<String> = ranked
+            .into_iter()
+            .filter(|(rule, _, _)| {
+                let n = per_rule.entry(rule.clone()).or_default();
+                *n += 1;
+                *n <= k
+            })
+            .map(|(_, _, key)| key)
+            .collect();
+        for (d, ms) in &mut picked {
+            ms.retain(|m| keep.contains(&format!("{}/{}", d.name, m.id)));
+        }
+    }
+    for (_, ms) in &mut picked {
+        ms.sort_by(|a, b| a.id.cmp(&b.id));
+    }
     picked
 }
 
