@@ -54,7 +54,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from . import jsonlines
+from . import generators, jsonlines
 from .compare import compare
 from .machine import environment_failure
 
@@ -287,6 +287,7 @@ class Worker:
         self.scratch_bytes = scratch_bytes
         self.substrates: dict[str, Any] = {}
         self.column: dict[str, Any] | None = None
+        self.original_out: Any = None
 
     # Substrates and columns
 
@@ -322,22 +323,22 @@ class Worker:
         if not self.cpu:
             self.torch.cuda.empty_cache()
 
-    def draw(self, sub: dict[str, Any], suite: Any, seed: int, sizes: dict[str, int]) -> list[Any]:
-        """The CPU inputs of one column (the master copy; a generator that draws on the device,
-        as v0.1's L1/97 does, is moved to the CPU): from the scratch cache, or drawn and cached."""
-        from .contract import draw_inputs
-
+    def draw(self, sub: dict[str, Any], name: str, seed: int, sizes: dict[str, int], make: Any) -> list[Any]:
+        """The CPU inputs of one column, `make()` drawing them (the master copy; a generator that
+        draws on the device, as v0.1's L1/97 does, is moved to the CPU): from the scratch cache,
+        or drawn and cached there."""
         torch = self.torch
         cached = None
         if self.scratch is not None:
-            key = hashlib.sha256(json.dumps([sub["path"], suite.name, seed, sizes], sort_keys=True).encode()).hexdigest()[:24]
-            cached = self.scratch / f"{sub['fields']['name']}-{suite.name}-{seed}-{key}.pt"
+            key = hashlib.sha256(json.dumps([sub["path"], name, seed, sizes], sort_keys=True).encode()).hexdigest()[:24]
+            safe = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
+            cached = self.scratch / f"{sub['fields']['name']}-{safe}-{seed}-{key}.pt"
             if cached.exists():
                 try:
                     return list(torch.load(cached, mmap=True, weights_only=True))
                 except Exception as e:  # noqa: BLE001 - a half-written or foreign file: draw again
                     progress(f"scratch file {cached} unreadable ({e}); drawing again")
-        inputs = [t.cpu() if isinstance(t, torch.Tensor) else t for t in draw_inputs(suite, seed, sizes, torch, on=self.device)]
+        inputs = [t.cpu() if isinstance(t, torch.Tensor) else t for t in make()]
         if cached is not None:
             self.save_scratch(cached, inputs)
         return inputs
@@ -360,31 +361,59 @@ class Worker:
         start = time.perf_counter()
         sub = self.substrate(req["substrate"])
         fields, K = sub["fields"], sub["K"]
-        suite = next((s for s in fields["suites"] if s.name == req["suite"]), None)
-        if suite is None:
-            raise LookupError(f"{sub['path']}: no suite named {req['suite']!r}")
+        name, seed = req["suite"], req["seed"]
         self.column = None
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats(self.device)
-        sizes = K.sizes_for(fields["dims"], suite)
-        cpu = self.draw(sub, suite, req["seed"], sizes)
+        if generators.is_spec(name):
+            # A generated column of the witness search (kmut.generators).
+            spec = generators.parse(name)
+            sizes = generators.sizes_of(spec, fields, K)
+            cpu = self.draw(sub, name, seed, sizes, lambda: generators.draw(spec, fields, K, seed, torch, on=self.device))
+        else:
+            from .contract import draw_inputs
+
+            suite = next((s for s in fields["suites"] if s.name == name), None)
+            if suite is None:
+                raise LookupError(f"{sub['path']}: no suite named {name!r}")
+            sizes = K.sizes_for(fields["dims"], suite)
+            cpu = self.draw(sub, name, seed, sizes, lambda: draw_inputs(suite, seed, sizes, torch, on=self.device))
         inputs = self.place(cpu)
         with torch.no_grad():
             ref = fields["ref"](inputs, torch)
-        self.column = {"sub": sub, "suite": suite, "seed": req["seed"], "sizes": sizes, "cpu": cpu, "inputs": inputs, "ref": ref}
+        self.column = {"name": name, "seed": seed, "sizes": sizes, "cpu": cpu, "inputs": inputs, "ref": ref, "sub": sub}
         self.column["sum"] = self.column_sum()
         original = self.evaluate({"eval": -1, "mutant": None, "image": None, "scope": [], "transform": None}, announce=False)
         if original.get("environment"):
             raise MemoryError(original["environment"])
         if original.get("crash"):
-            raise RuntimeError(f"the original kernel fails on {suite.name} seed {req['seed']}: {original['crash']}: {original.get('detail', '')}")
+            raise RuntimeError(f"the original kernel fails on {name} seed {seed}: {original['crash']}: {original.get('detail', '')}")
         self.column["original_tau"] = original["tau"]
+        validity = self.validity(req["margin"]) if req.get("margin") is not None else {}
+        self.original_out = None
         # The column's footprint: what this worker holds while evaluating on it (its weights,
         # inputs, reference, and one run's buffers), for the orchestrator's memory budget.
         peak = None if self.cpu else torch.cuda.max_memory_reserved(self.device)
-        emit("column", suite=suite.name, seed=req["seed"], sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
-             kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak)
+        emit("column", suite=name, seed=seed, sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
+             kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak, **validity)
+
+    def validity(self, margin: float) -> dict[str, Any]:
+        """Whether the current column may witness (the witness search's validity gate): the fp32
+        reference and the original kernel both within `margin` of the fp64 reference, and
+        nothing NaN or infinite where fp64 is finite."""
+        torch, col = self.torch, self.column
+        assert col is not None and self.original_out is not None
+        inputs64 = [t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in col["inputs"]]
+        with torch.no_grad():
+            r64 = col["sub"]["fields"]["ref"](inputs64, torch)
+        del inputs64
+        ref = compare(r64, col["ref"], torch)
+        orig = compare(r64, self.original_out, torch)
+        del r64
+        finite = not ref["nonfinite"] and not orig["nonfinite"] and ref["shape_ok"] and orig["shape_ok"]
+        valid = finite and ref["tau"] <= margin and orig["tau"] <= margin
+        return {"valid": bool(valid), "tau64_ref": ref["tau"], "tau64_orig": orig["tau"]}
 
     def weights_here(self) -> list[Any]:
         """The substrate's weight tensors on this worker's device (what launch and ref use)."""
@@ -533,6 +562,8 @@ class Worker:
             # comparison and the checks, which take the same time for every mutant.
             emit("end", eval=req["eval"])
         run = compare(col["ref"], out, torch)
+        if req["eval"] < 0:
+            self.original_out = out  # the validity gate compares it with fp64
         run["kernel_ms"] = kernel_ms
         run["canary"] = not all(g.intact(torch) for g in guards)
         return run

@@ -17,6 +17,7 @@ from typing import Any
 from . import loader
 from .contract import Contract, cdiv, draw_inputs
 from .exceptions import ContractError
+from . import generators
 from .validate import is_pipeline, kernel_names, parse_descriptor, validate_fields
 
 
@@ -80,6 +81,9 @@ def describe(path: str | Path) -> dict[str, Any]:
         "launch_line": launch_line,
         "suites": [{"name": s.name, "seeds": [int(x) for x in s.seeds], "purpose": s.purpose, "small": bool(s.small)}
                    for s in fields["suites"]],
+        # The witness search's generated columns (kmut.generators), around the block sizes the
+        # launch uses: its K.cdiv divisors and each step's block extents.
+        "generated": generators.witness_specs(fields, K, [int(c["b"]) for c in calls] + [int(b) for s in steps for b in s.block]),
     }
 
 

@@ -106,6 +106,27 @@ pub enum Command {
     #[command(verbatim_doc_comment)]
     Run(Box<RunArgs>),
 
+    /// Search a witness for every live mutant the protocol misses: an input, valid for the
+    /// problem, on which the mutant fails.
+    ///
+    /// The same engine as `kmut run` (and its options) with the witness search's inputs: the
+    /// protocol's own first (a mutant they kill is witnessed by them), then each substrate's
+    /// targeted suites, then inputs generated from its T0_original generator (kmut.generators:
+    /// boundary sizes just off the block sizes, scaled, shifted, sign-mixed, negative, sparse,
+    /// spiky, constant, ramp and tied values, at small sizes first, then official ones), each
+    /// mutant stopping at its first kill. A generated input is used only when valid: the
+    /// original kernel and the fp32 reference within --margin of the tolerance of the fp64
+    /// reference; one that is not (past the legitimate-variance ceiling) is skipped for every
+    /// mutant. A mutant no valid input kills is `possibly equivalent`. Resumable like `kmut run`;
+    /// on the CPU backend only the small sizes run. `kmut score --denominator witnessed` then
+    /// counts misses over witnessed mutants.
+    ///
+    /// Examples:
+    ///   kmut witness --sample 1500 --seed 1 --budget 1h
+    ///   kmut witness substrates/accepted/L1p23_softmax.py --backend cpu
+    #[command(verbatim_doc_comment)]
+    Witness(Box<RunArgs>),
+
     /// Score the stored evaluations under a checking protocol: miss rates overall and by
     /// family, level and substrate.
     ///
@@ -200,9 +221,14 @@ pub struct RunArgs {
     pub protocol: String,
     /// `official`: only the protocol's inputs; `all`: every suite of each substrate as well;
     /// `small`: only the small suites (what the CPU backend always runs; on a GPU, to compare
-    /// the two backends on equal inputs).
-    #[arg(long, default_value = "official", value_parser = ["official", "all", "small"], value_name = "WHICH")]
+    /// the two backends on equal inputs); `witness`: the witness search (`kmut witness`).
+    #[arg(long, default_value = "official", value_parser = ["official", "all", "small", "witness"], value_name = "WHICH")]
     pub suites: String,
+    /// The witness search's validity gate: a generated input may witness only when the original
+    /// kernel and the fp32 reference are both within this fraction of the tolerance of the fp64
+    /// reference.
+    #[arg(long, default_value_t = 0.5, value_name = "FRACTION")]
+    pub margin: f64,
     /// Set aside a substrate whose original takes longer than this per input, in seconds
     /// (default: 2 on the CPU backend, where problems with large fixed weights crawl; no limit
     /// on a GPU). 0: no limit.
@@ -289,6 +315,10 @@ pub struct ScoreArgs {
     /// kernel) or `kill`.
     #[arg(long, default_value = "exclude", value_parser = ["exclude", "kill"], value_name = "POLICY")]
     pub timeouts: String,
+    /// What the miss rate is over: `witnessed` (mutants some valid input kills, found by `kmut
+    /// witness`), `live` (every live mutant), or `auto` (witnessed once a witness search has run).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "live", "witnessed"], value_name = "WHICH")]
+    pub denominator: String,
     /// Print the whole score as JSON.
     #[arg(long)]
     pub json: bool,

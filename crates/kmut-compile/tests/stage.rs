@@ -26,6 +26,7 @@ fn desc() -> SubstrateDescription {
         cdiv_calls: vec![],
         launch_line: 1,
         suites: Vec::new(),
+        generated: vec![],
     }
 }
 

@@ -27,6 +27,7 @@ fn mutants(rule: &str, original: &str) -> Vec<String> {
         cdiv_calls: vec![],
         launch_line: 0,
         suites: Vec::new(),
+        generated: vec![],
     };
     let rules = [kmut_rules::rule(rule).expect("a catalogue rule")];
     kmut_rules::mutate(&desc, &rules)

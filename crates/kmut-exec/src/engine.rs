@@ -73,6 +73,10 @@ pub struct EngineConfig {
     /// sets its substrate aside without waiting for the measurement (loading gigaparameter
     /// weights and one run of their original can take minutes on a CPU).
     pub heavy_prep_grace: Duration,
+    /// The witness search: generated columns (`W:` suites) are checked against the fp64
+    /// reference with this margin when prepared, and one that fails (an input no correct kernel
+    /// passes) is skipped: no mutant runs on it, since no kill there could witness anything.
+    pub validity_margin: Option<f64>,
 }
 
 /// Progress as the engine sees it; the CLI draws it.
@@ -239,6 +243,8 @@ pub struct Engine<'a> {
     env_failed_preps: HashMap<UnitKey, usize>,
     /// Columns to prepare with the device to themselves.
     alone: HashSet<UnitKey>,
+    /// Generated columns the validity gate refused: nothing runs on them.
+    invalid: HashSet<UnitKey>,
 }
 
 impl<'a> Engine<'a> {
@@ -283,6 +289,7 @@ impl<'a> Engine<'a> {
             env_failed_evals: HashMap::new(),
             env_failed_preps: HashMap::new(),
             alone: HashSet::new(),
+            invalid: HashSet::new(),
         }
     }
 
@@ -346,10 +353,15 @@ impl<'a> Engine<'a> {
     /// Stored evaluations of the same images count as done.
     fn load_stored(&mut self) -> Result<(), ExecError> {
         for (sub, plan) in self.plans.iter().enumerate() {
-            // Footprints measured by earlier runs budget this one's memory from the start.
+            // Footprints measured by earlier runs budget this one's memory from the start, and
+            // generated columns the validity gate refused (for the same original) stay skipped.
             for b in self.store.baselines(&plan.name, &self.config.target)? {
-                if let (Some(bytes), Some(col)) = (b.peak_bytes, plan.columns.iter().position(|k| k.suite == b.suite && k.seed == b.seed)) {
+                let Some(col) = plan.columns.iter().position(|k| k.suite == b.suite && k.seed == b.seed) else { continue };
+                if let Some(bytes) = b.peak_bytes {
                     self.ledger.measured(sub, col, bytes);
+                }
+                if b.valid == Some(false) && b.image.as_deref() == Some(plan.original_id.as_str()) && self.config.validity_margin.is_some() {
+                    self.invalid.insert(UnitKey { sub, col });
                 }
             }
             let stored = self.store.evaluations(&plan.name, &self.config.target)?;
@@ -422,6 +434,9 @@ impl<'a> Engine<'a> {
     }
 
     fn open_unit(&mut self, sub: usize, col: usize) -> bool {
+        if self.invalid.contains(&UnitKey { sub, col }) {
+            return false;
+        }
         let pending: VecDeque<usize> = self.round_members[sub].iter().copied().filter(|&c| self.needs(sub, c, col)).collect();
         if pending.is_empty() {
             return false;
@@ -682,11 +697,15 @@ impl<'a> Engine<'a> {
     fn prepare(&mut self, i: usize, key: UnitKey) {
         let plan = &self.plans[key.sub];
         let column = &plan.columns[key.col];
+        // The validity gate runs on generated columns only: a substrate's own suites passed the
+        // gate's fp64 check when it was accepted.
+        let margin = self.config.validity_margin.filter(|_| column.suite.starts_with("W:"));
         let request = json!({
             "op": "column",
             "substrate": {"name": plan.name, "path": plan.path, "original_image": plan.original_image, "symbols": plan.symbols, "original_variant": plan.original_variant},
             "suite": column.suite,
             "seed": column.seed,
+            "margin": margin,
         });
         let need = self.need(key);
         let held = self.ledger.bytes(self.slots[i].device, need, self.config.workers_per_device).unwrap_or(0);
@@ -1064,8 +1083,20 @@ impl<'a> Engine<'a> {
             prep_s: number(v.get("prep_s")),
             image: Some(plan.original_id.clone()),
             peak_bytes: v.get("peak_bytes").and_then(Value::as_u64),
+            valid: v.get("valid").and_then(Value::as_bool),
+            tau64_ref: number(v.get("tau64_ref")),
+            tau64_orig: number(v.get("tau64_orig")),
         };
         self.store.put_baseline(&b, self.run)?;
+        if b.valid == Some(false) {
+            // Past the legitimate-variance ceiling: a correct kernel fails here too.
+            self.invalid.insert(unit);
+            if let Some(u) = self.units.get_mut(&unit) {
+                u.pending.clear();
+            }
+            self.maybe_close(unit);
+            return Ok(());
+        }
         if let (Some(limit), Some(ms)) = (self.config.max_original_ms, kernel_ms) {
             if ms > limit {
                 self.set_aside(unit.sub, &format!("its original takes {:.1} s per input here (limit {:.1} s)", ms / 1e3, limit / 1e3));
@@ -1170,7 +1201,8 @@ impl<'a> Engine<'a> {
 
     fn decided(&self, sub: usize, cand: usize) -> bool {
         let st = &self.states[sub][cand];
-        (self.config.first_kill && st.killed) || st.evaluated.len() == self.plans[sub].columns.len()
+        let skipped = (0..self.plans[sub].columns.len()).filter(|&col| self.invalid.contains(&UnitKey { sub, col }) && !st.evaluated.contains(&col)).count();
+        (self.config.first_kill && st.killed) || st.evaluated.len() + skipped == self.plans[sub].columns.len()
     }
 
     fn report(&self) {

@@ -71,6 +71,7 @@ fn setup(store: &mut Store, name: &str, ids: &[&str]) -> SubstratePlan {
         cdiv_calls: vec![],
         launch_line: 0,
         suites: vec![],
+        generated: vec![],
     };
     store.put_substrate(&desc, "h").unwrap();
     store.put_mutants(name, &ids.iter().map(|id| mutant(name, id)).collect::<Vec<_>>()).unwrap();
@@ -118,6 +119,7 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         target: TARGET.into(),
         max_original_ms: None,
         heavy_prep_grace: Duration::from_secs(30),
+        validity_margin: None,
     }
 }
 
@@ -403,4 +405,33 @@ fn columns_too_large_to_share_a_device_are_never_held_at_once() {
         assert!(holding.values().filter(|b| **b).count() <= 1, "two workers held a big column at once: {events:?}");
     }
     assert!(events.iter().filter(|e| e.2).count() >= 2, "{events:?}");
+}
+
+#[test]
+fn a_generated_column_past_the_ceiling_is_skipped_for_every_mutant() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let mut plan = setup(&mut store, "ceiling_sub", &["bigkill-a", "survive-b"]);
+    plan.columns.truncate(1);
+    plan.columns.push(Column { suite: "W:scaled:10:small".into(), seed: 1 });
+    plan.columns.push(Column { suite: "W:scaled:1000:small".into(), seed: 1 });
+    let plans = vec![plan];
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.validity_margin = Some(5e-3);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert_eq!(s.decided, 2, "both settle: the invalid column does not hold them up ({s:?})");
+    let evals = store.evaluations("ceiling_sub", TARGET).unwrap();
+    assert!(evals.iter().all(|e| e.suite != "W:scaled:1000:small"), "nothing runs past the ceiling: {evals:?}");
+    assert_eq!(evals.len(), 4, "two mutants on the two valid columns");
+    let base = store.baselines("ceiling_sub", TARGET).unwrap();
+    let valid = |suite: &str| base.iter().find(|b| b.suite == suite).and_then(|b| b.valid);
+    assert_eq!((valid("T0_original"), valid("W:scaled:10:small"), valid("W:scaled:1000:small")), (None, Some(true), Some(false)));
+    // A second run knows the column is invalid from the store and prepares nothing of it again.
+    let log = dir.path().join("sent.log");
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.validity_margin = Some(5e-3);
+    cfg.worker_command.extend(["--log".into(), log.display().to_string()]);
+    let again = run(&mut store, &plans, cfg, 0);
+    assert_eq!((again.evaluations, again.decided), (0, 2));
+    assert!(!std::fs::read_to_string(&log).unwrap_or_default().contains("1000"), "the invalid column was prepared again");
 }

@@ -16,10 +16,13 @@ It speaks the same protocol. What happens to a mutant is spelled by its id's pre
   oom-*       out of GPU memory, every time: the machine's failure, never a verdict
   oomonce-*   out of GPU memory the first time any worker runs it on a column (with --state), then survives
   oomkill-*   the worker is killed with SIGKILL mid-evaluation (as by the OOM killer)
+  bigkill-*   killed (tau* 0.5) only on a generated column of scale 1000 (`W:...:1000:...`)
 A substrate whose name starts with `broken` fails to prepare any column; one whose name starts
 with `heavy` reports an original taking 5 s per input; one whose name starts with `slowprep`
 never finishes preparing; one whose name starts with `big` reports a column footprint of 60% of
-the device (two never fit at once); one whose name starts with `oomprep` runs out of memory
+the device (two never fit at once); one whose name starts with `ceiling` reports, when the request asks for the validity gate
+(`margin`), every generated column of scale 1000 invalid (past the ceiling); one whose name starts
+with `oomprep` runs out of memory
 preparing each column the first time any worker tries it (with --state). The device reports 100 GiB.
 `{"op": "release"}` drops the column. Options:
   --log PATH     append every request line to PATH (tests count what was sent)
@@ -104,8 +107,12 @@ def main():
                 time.sleep(3600)
             ms = 5000.0 if name.startswith("heavy") else 1.0
             peak = int(TOTAL * 0.6) if name.startswith("big") else 1 << 30
+            validity = {}
+            if req.get("margin") is not None:
+                past = name.startswith("ceiling") and ":1000:" in req["suite"]
+                validity = {"valid": not past, "tau64_ref": 0.2 if past else 1e-7, "tau64_orig": 0.2 if past else 1e-7}
             emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, tau=0.0, max_abs=0.0, kernel_ms=ms, canary=False, prep_s=0.01,
-                 peak_bytes=peak)
+                 peak_bytes=peak, **validity)
             continue
         mid = req["mutant"]
         kind = mid.split("-")[0]
@@ -136,6 +143,8 @@ def main():
         tau = {"kill": 0.5, "tight": 1e-3, "survive": 1e-6, "oob": 1e-6}.get(kind, 1e-6)
         if kind == "late":
             tau = 1e-6 if column[1] == 1 else 0.5
+        if kind == "bigkill":
+            tau = 0.5 if ":1000:" in column[0] else 1e-6
         base["canary"] = kind == "oob"
         if kind == "racy":
             orders = [[o, 0.5 if o == 1 else 1e-6] for o in req.get("orders") or [0]]

@@ -15,4 +15,4 @@ pub use family::Family;
 pub use mutant::{apply_edits, mutant_id, Edit, LaunchTransform, Mutant, MutantKind};
 pub use outcome::{Class, ClassCounts, Outcome};
 pub use protocol::{Column, Inputs, Protocol};
-pub use substrate::{CdivCall, LaunchStep, SubstrateDescription, SuiteDescription};
+pub use substrate::{CdivCall, LaunchStep, SubstrateDescription, SuiteDescription, GENERATED_SEEDS};

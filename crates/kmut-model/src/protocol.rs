@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Backend, SubstrateDescription};
+use crate::{Backend, SubstrateDescription, GENERATED_SEEDS};
 
 /// One checking protocol.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,10 +73,19 @@ impl Protocol {
     /// (the CPU backend's, and a GPU run's when comparing the two backends on equal inputs).
     /// The protocol's tolerance applies to each.
     pub fn columns_for(&self, desc: &SubstrateDescription, inputs: Inputs) -> Vec<Column> {
+        let small = || desc.suites.iter().filter(|s| s.small).flat_map(|s| s.seeds.iter().map(|&seed| Column { suite: s.name.clone(), seed }));
+        let generated = |official: bool| {
+            desc.generated
+                .iter()
+                .filter(move |g| official || !SubstrateDescription::is_official_size(g))
+                .flat_map(|g| GENERATED_SEEDS.iter().map(move |&seed| Column { suite: g.clone(), seed }))
+        };
         match inputs {
             Inputs::Protocol => self.columns(desc, false),
             Inputs::All => self.columns(desc, true),
-            Inputs::Small => desc.suites.iter().filter(|s| s.small).flat_map(|s| s.seeds.iter().map(|&seed| Column { suite: s.name.clone(), seed })).collect(),
+            Inputs::Small => small().collect(),
+            Inputs::Witness => self.columns(desc, true).into_iter().chain(generated(true)).collect(),
+            Inputs::WitnessSmall => small().chain(generated(false)).collect(),
         }
     }
 }
@@ -91,6 +100,11 @@ pub enum Inputs {
     All,
     /// Only the suites marked `small`: sizes a CPU runs in well under a second.
     Small,
+    /// The witness search's: the protocol's, every suite, then the generated columns.
+    Witness,
+    /// The witness search on the CPU backend: the small suites and the generated columns at
+    /// small sizes.
+    WitnessSmall,
 }
 
 impl Inputs {
@@ -100,18 +114,24 @@ impl Inputs {
             "official" | "protocol" => Ok(Inputs::Protocol),
             "all" => Ok(Inputs::All),
             "small" => Ok(Inputs::Small),
-            other => Err(format!("unknown suites `{other}`; known: official, all, small")),
+            "witness" => Ok(Inputs::Witness),
+            other => Err(format!("unknown suites `{other}`; known: official, all, small, witness")),
         }
     }
 
     /// The inputs a backend can run: the CPU backend only ever runs the small suites.
     #[must_use]
     pub fn on(self, backend: Backend) -> Inputs {
-        if backend == Backend::Cpu {
-            Inputs::Small
-        } else {
-            self
+        match (backend, self) {
+            (Backend::Cpu, Inputs::Witness | Inputs::WitnessSmall) => Inputs::WitnessSmall,
+            (Backend::Cpu, _) => Inputs::Small,
+            (Backend::Gpu, _) => self,
         }
+    }
+
+    /// Whether these are a witness search's inputs.
+    pub fn is_witness(self) -> bool {
+        matches!(self, Inputs::Witness | Inputs::WitnessSmall)
     }
 }
 
@@ -145,6 +165,7 @@ mod tests {
             cdiv_calls: vec![],
             launch_line: 0,
             suites: vec![suite("T1_small", &[7]), suite("T0_original", &[1, 2]), suite("T2_big", &[3])],
+            generated: vec![],
         };
         let p = Protocol::named("official").unwrap();
         let cols = |desc: &SubstrateDescription, all| p.columns(desc, all).into_iter().map(|c| format!("{}:{}", c.suite, c.seed)).collect::<Vec<_>>();
@@ -156,5 +177,11 @@ mod tests {
         assert_eq!(p.columns_for(&desc, Inputs::All.on(Backend::Gpu)).len(), 4);
         assert_eq!(Inputs::parse("official"), Ok(Inputs::Protocol));
         assert!(Inputs::parse("big").unwrap_err().contains("official, all, small"));
+        // The witness search: every suite, then the generated columns (at small sizes only on the CPU).
+        desc.generated = vec!["W:scaled:10:small".into(), "W:scaled:10:official".into()];
+        let w: Vec<String> = p.columns_for(&desc, Inputs::Witness).iter().map(|c| format!("{}:{}", c.suite, c.seed)).collect();
+        assert_eq!(w, ["T0_original:1", "T0_original:2", "T1_small:7", "T2_big:3", "W:scaled:10:small:1", "W:scaled:10:small:2", "W:scaled:10:official:1", "W:scaled:10:official:2"]);
+        let cpu: Vec<String> = p.columns_for(&desc, Inputs::Witness.on(Backend::Cpu)).iter().map(|c| format!("{}:{}", c.suite, c.seed)).collect();
+        assert_eq!(cpu, ["T1_small:7", "W:scaled:10:small:1", "W:scaled:10:small:2"]);
     }
 }

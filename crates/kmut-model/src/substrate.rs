@@ -24,6 +24,20 @@ pub struct SubstrateDescription {
     /// execution engine).
     #[serde(default)]
     pub suites: Vec<SuiteDescription>,
+    /// The witness search's generated input columns, as suite names `W:<generator>:<scale>:<sizes>`
+    /// (`python/kmut/generators.py`), in the order tried; drawn with `GENERATED_SEEDS`.
+    #[serde(default)]
+    pub generated: Vec<String>,
+}
+
+/// The seeds each generated column is drawn with.
+pub const GENERATED_SEEDS: [u64; 2] = [1, 2];
+
+impl SubstrateDescription {
+    /// Whether a generated column needs the official sizes (too large for the CPU backend).
+    pub fn is_official_size(generated: &str) -> bool {
+        generated.ends_with(":official")
+    }
 }
 
 /// One input suite of a substrate: the columns it adds to a kill matrix are its seeds.

@@ -22,12 +22,14 @@ pub struct CpuPlanOptions<'a> {
     pub interrupt: &'a AtomicBool,
 }
 
-/// Plan a CPU run. The order is a GPU run's with the equivalent-on-CPU mutants taken out, so
+/// Plan a CPU run on `inputs` as the CPU backend runs them (the small suites, or the witness
+/// search's small-size columns). The order is a GPU run's with the equivalent-on-CPU mutants taken out, so
 /// the same seed and sample give the same mutants on both backends; racy-on-CPU ones run in
 /// every order of `RACE_ORDERS`. A mutant g++ cannot build is left out (it stays not run) and
 /// said so in the notes; a substrate whose stored CPU baseline is over the heavy limit is set
 /// aside before building anything.
-pub fn plan_cpu(compiled: &Compiled<'_>, protocol: &Protocol, sampling: Sampling, options: &CpuPlanOptions<'_>) -> Result<Planned, PlanError> {
+pub fn plan_cpu(compiled: &Compiled<'_>, protocol: &Protocol, inputs: Inputs, sampling: Sampling, options: &CpuPlanOptions<'_>) -> Result<Planned, PlanError> {
+    let inputs = inputs.on(Backend::Cpu);
     let mut plans = Vec::new();
     let mut variants: Vec<kmut_cpu::Variant> = Vec::new();
     let mut equivalent = HashSet::new();
@@ -54,7 +56,7 @@ pub fn plan_cpu(compiled: &Compiled<'_>, protocol: &Protocol, sampling: Sampling
             original_id: current.original.clone().ok_or_else(|| PlanError::NoOriginal { substrate: desc.name.clone(), target: compiled.target.to_owned() })?,
             symbols: BTreeMap::new(),
             original_variant: Some(original.name.clone()),
-            columns: protocol.columns_for(desc, Inputs::Small),
+            columns: protocol.columns_for(desc, inputs),
             candidates,
         });
         variants.push(original);

@@ -30,6 +30,7 @@ fn desc(name: &str) -> SubstrateDescription {
         cdiv_calls: vec![],
         launch_line: 1,
         suites: vec![suite("T0_original", &[1, 2, 3], false), suite("T1_small", &[7, 8], true)],
+        generated: vec![],
     }
 }
 
@@ -142,6 +143,9 @@ fn a_cpu_plan_takes_the_gpus_order_less_fast_math_runs_races_in_every_order_and_
         prep_s: Some(1.0),
         image: None,
         peak_bytes: None,
+        valid: None,
+        tau64_ref: None,
+        tau64_orig: None,
     };
     f.store.put_baseline(&heavy, run).unwrap();
     let view = Compiled { store: &f.store, target: &f.target, substrates: &f.substrates };
@@ -151,7 +155,7 @@ fn a_cpu_plan_takes_the_gpus_order_less_fast_math_runs_races_in_every_order_and_
     let interrupt = AtomicBool::new(false);
     let build = kmut_cpu::BuildOptions { cache_dir: f.dir.path().join("cpu"), ..kmut_cpu::BuildOptions::default() };
     let options = CpuPlanOptions { gxx: &gxx, build, heavy_ms: Some(2000.0), interrupt: &interrupt };
-    let cpu = plan_cpu(&view, &protocol, Sampling { seed: 1, sample: None }, &options).unwrap();
+    let cpu = plan_cpu(&view, &protocol, Inputs::Small, Sampling { seed: 1, sample: None }, &options).unwrap();
     assert!(cpu.notes.iter().any(|n| n.starts_with("L1p2_b: set aside: an earlier CPU run measured its original at 5.0 s")), "{:?}", cpu.notes);
     let fast_math = |s: usize, c: usize| kmut_model::cpu_fidelity(Family::Precision, &f.substrates[s].1.iter().find(|m| m.id == cpu.plans[s].candidates[c].id).unwrap().rule)
         == kmut_model::CpuFidelity::EquivalentOnCpu;

@@ -22,6 +22,7 @@ fn describe(cuda: String) -> SubstrateDescription {
         cdiv_calls: vec![],
         launch_line: 0,
         suites: Vec::new(),
+        generated: vec![],
     }
 }
 

@@ -32,6 +32,7 @@ fn desc() -> SubstrateDescription {
         cdiv_calls: vec![CdivCall { a: 1000, b: 256, result: 4, line: 42 }, CdivCall { a: 1000, b: 256, result: 4, line: 50 }],
         launch_line: 40,
         suites: Vec::new(),
+        generated: vec![],
     }
 }
 

@@ -71,6 +71,32 @@ pub enum Kill {
     Timeout,
 }
 
+/// What a miss rate is over.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Denominator {
+    /// Witnessed mutants once a witness search has run (the store holds generated columns), else live.
+    #[default]
+    Auto,
+    /// Every live mutant: a mutant no input can tell from the original counts as a miss.
+    Live,
+    /// Witnessed mutants only: those some valid input kills (`kmut witness`); a survivor no
+    /// valid input kills after a complete search is `possibly equivalent`, outside the rate.
+    Witnessed,
+}
+
+impl Denominator {
+    /// `auto`, `live` or `witnessed`, as `--denominator` spells them.
+    pub fn parse(text: &str) -> Result<Denominator, String> {
+        match text {
+            "auto" => Ok(Denominator::Auto),
+            "live" => Ok(Denominator::Live),
+            "witnessed" => Ok(Denominator::Witnessed),
+            other => Err(format!("unknown denominator `{other}`; known: auto, live, witnessed")),
+        }
+    }
+}
+
 /// How a live mutant fared under a scoring.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -84,6 +110,9 @@ pub enum Verdict {
     Undecided,
     /// No current cell on any decisive column.
     NotRun,
+    /// Witnessed scoring: the protocol misses it, and a complete witness search found no valid
+    /// input that kills it either: perhaps no input can tell it from the original.
+    PossiblyEquivalent,
 }
 
 /// The verdict of one mutant from its current cells, on the `decisive` columns in order.
@@ -132,6 +161,8 @@ pub struct Group {
     pub not_run: usize,
     /// Survivors that wrote out of bounds (a canary was hit): a latent bug the protocol misses.
     pub survived_out_of_bounds: usize,
+    /// Witnessed scoring: survivors no valid input of a complete search kills (outside the rate).
+    pub possibly_equivalent: usize,
     pub miss: Option<Estimate>,
     #[serde(skip)]
     strata: BTreeMap<(String, Family), Stratum>,
@@ -170,6 +201,10 @@ impl Group {
                 s.undecided += 1;
             }
             Verdict::NotRun => self.not_run += 1,
+            Verdict::PossiblyEquivalent => {
+                self.possibly_equivalent += 1;
+                s.excluded += 1;
+            }
         }
     }
 
@@ -198,6 +233,8 @@ pub struct Score {
     /// The input columns scored (the CPU backend's are always the small suites).
     pub inputs: Inputs,
     pub timeouts: TimeoutPolicy,
+    /// What the rates are over (never `Auto`: the one resolved).
+    pub denominator: Denominator,
     pub substrates: usize,
     /// The current mutants of the scored substrates, by compile class.
     pub classes: ClassCounts,
@@ -238,12 +275,21 @@ pub struct ScoreOptions {
     pub inputs: Inputs,
     pub backend: Backend,
     pub timeouts: TimeoutPolicy,
+    pub denominator: Denominator,
 }
 
 impl ScoreOptions {
-    /// The protocol at its own tolerance, on its own inputs, timeouts excluded.
+    /// The protocol at its own tolerance, on its own inputs, timeouts excluded, over witnessed
+    /// mutants where a witness search has run.
     pub fn of(protocol: &Protocol, backend: Backend) -> ScoreOptions {
-        ScoreOptions { protocol: protocol.clone(), tolerance: protocol.tolerance(), inputs: Inputs::Protocol, backend, timeouts: TimeoutPolicy::Exclude }
+        ScoreOptions {
+            protocol: protocol.clone(),
+            tolerance: protocol.tolerance(),
+            inputs: Inputs::Protocol,
+            backend,
+            timeouts: TimeoutPolicy::Exclude,
+            denominator: Denominator::Auto,
+        }
     }
 }
 
@@ -305,6 +351,11 @@ impl Tables {
 pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Result<Score, ScoreError> {
     let (backend, tolerance) = (options.backend, options.tolerance);
     let inputs = options.inputs.on(backend);
+    let denominator = match options.denominator {
+        Denominator::Auto if store.has_generated_baselines()? => Denominator::Witnessed,
+        Denominator::Auto => Denominator::Live,
+        d => d,
+    };
     let descs: Vec<_> = store.substrates()?.into_iter().filter(|d| substrates.is_empty() || substrates.contains(&d.name)).collect();
     let mut tables = Tables { overall: Group::named("all"), by_family: BTreeMap::new(), by_level: BTreeMap::new() };
     let mut by_substrate = Vec::new();
@@ -324,6 +375,10 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
         let columns = options.protocol.columns_for(d, inputs);
         let (decisive, failing) = decisive_columns(store, &d.name, &evaluated_on, current.original.as_deref(), &columns, tolerance)?;
         original_failures.extend(failing);
+        let search = match denominator {
+            Denominator::Witnessed => Some(witness_columns(store, d, &evaluated_on, current.original.as_deref(), &options.protocol, backend, tolerance)?),
+            _ => None,
+        };
         let mutants = store.mutants(&d.name)?;
         let class_of = store.classes(&d.name, &target)?;
         let evals = store.evaluations(&d.name, &evaluated_on)?;
@@ -344,7 +399,10 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
                 continue;
             }
             let mine = cells.get(m.id.as_str()).map(Vec::as_slice).unwrap_or_default();
-            let v = verdict(mine, &decisive, tolerance, options.timeouts);
+            let mut v = verdict(mine, &decisive, tolerance, options.timeouts);
+            if let (Verdict::Survived, Some(search)) = (&v, &search) {
+                v = search.verdict(mine, tolerance, options.timeouts);
+            }
             let canary = mine.iter().any(|e| e.canary && decisive.iter().any(|c| c.suite == e.suite && c.seed == e.seed));
             if backend == Backend::Cpu && apart.take(&d.name, m, &v, canary, mine, tolerance) {
                 continue;
@@ -365,13 +423,14 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
     let mut by_level: Vec<Group> = by_level.into_values().collect();
     by_family.iter_mut().chain(by_level.iter_mut()).for_each(Group::finish);
     let sampled = overall.evaluated + overall.timeouts < overall.live;
-    let warnings = warnings(&overall, options);
+    let warnings = warnings(&overall, options, denominator);
     Ok(Score {
         protocol: options.protocol.name.clone(),
         title: options.protocol.title.clone(),
         tolerance,
         inputs,
         timeouts: options.timeouts,
+        denominator,
         substrates: scored,
         classes,
         backends: backends.into_iter().collect(),
@@ -417,10 +476,79 @@ fn decisive_columns(
     Ok((decisive, failing))
 }
 
+/// A substrate's witness search: the valid columns that may witness, and whether it is complete.
+struct Search {
+    /// The substrate's own suites its original passes, and the generated columns the validity
+    /// gate admitted.
+    valid: Vec<Column>,
+    /// Generated columns never prepared (their validity unknown): the search is incomplete.
+    unknown: usize,
+}
+
+impl Search {
+    /// The witnessed verdict of a mutant the protocol misses: a miss when a valid input kills it
+    /// (a timeout witnesses only under `TimeoutPolicy::Kill`), possibly equivalent when the
+    /// search is complete and none does, undecided when part of the search has not run.
+    fn verdict(&self, cells: &[&Evaluation], tolerance: f64, timeouts: TimeoutPolicy) -> Verdict {
+        let mut run = 0;
+        for c in &self.valid {
+            let Some(e) = cells.iter().find(|e| e.suite == c.suite && e.seed == c.seed) else { continue };
+            run += 1;
+            let witnesses = match e.outcome {
+                Outcome::Timeout => timeouts == TimeoutPolicy::Kill,
+                Outcome::Crash => true,
+                Outcome::Completed => e.kills_at(tolerance),
+            };
+            if witnesses {
+                return Verdict::Survived;
+            }
+        }
+        if run == self.valid.len() && self.unknown == 0 {
+            Verdict::PossiblyEquivalent
+        } else {
+            Verdict::Undecided
+        }
+    }
+}
+
+/// The witness search's columns of `desc` and which of them may witness.
+fn witness_columns(
+    store: &Store,
+    desc: &kmut_model::SubstrateDescription,
+    target: &str,
+    original: Option<&str>,
+    protocol: &Protocol,
+    backend: Backend,
+    tolerance: f64,
+) -> Result<Search, ScoreError> {
+    let baselines = store.baselines(&desc.name, target)?;
+    let mut valid = Vec::new();
+    let mut unknown = 0;
+    for c in protocol.columns_for(desc, Inputs::Witness.on(backend)) {
+        let base = baselines.iter().find(|b| b.suite == c.suite && b.seed == c.seed && b.image.is_some() && b.image.as_deref() == original);
+        if c.suite.starts_with("W:") {
+            match base.and_then(|b| b.valid) {
+                Some(true) => valid.push(c),
+                Some(false) => {}
+                None => unknown += 1,
+            }
+        } else if !base.is_some_and(|b| !matches!(b.tau, Some(t) if t <= tolerance)) {
+            // A substrate's own suite: valid by the gate's fp64 check, unless its original fails.
+            valid.push(c);
+        }
+    }
+    Ok(Search { valid, unknown })
+}
+
 /// What the reader must be told before the tables.
-fn warnings(overall: &Group, options: &ScoreOptions) -> Vec<String> {
+fn warnings(overall: &Group, options: &ScoreOptions, denominator: Denominator) -> Vec<String> {
     let mut out = Vec::new();
-    if overall.undecided > 0 {
+    if denominator == Denominator::Witnessed && overall.undecided > 0 {
+        out.push(format!(
+            "{} mutants the protocol misses have an incomplete witness search (or were run on only some of the scored inputs): whether a valid input kills them is unknown, and the miss rate is shown as the interval from none of them to all of them missed. Run `kmut witness` to complete the search.",
+            overall.undecided
+        ));
+    } else if overall.undecided > 0 {
         out.push(format!(
             "{} mutants were run on only some of the inputs scored and killed by none: the run stopped at a first kill at a tighter tolerance than {:e}, or these inputs were not all run (e.g. --suites all after an official run). Their verdicts are unknown; the miss rate is shown as the interval from all of them killed to all surviving. Run `kmut run` with the same --protocol/--suites (and --full-matrix for a looser tolerance) to decide them.",
             overall.undecided, options.tolerance

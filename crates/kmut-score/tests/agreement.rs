@@ -66,6 +66,7 @@ fn agreement_counts_shared_cells_per_family_and_keeps_racy_mutants_apart() {
         cdiv_calls: vec![],
         launch_line: 1,
         suites: vec![],
+        generated: vec![],
     };
     store.put_substrate(&desc, "h").unwrap();
     let mutants = [

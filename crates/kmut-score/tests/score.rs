@@ -1,7 +1,7 @@
 //! Scores from a real store: what a verdict is made of, and what is left out and said so.
 
 use kmut_model::{Backend, Class, Family, Inputs, Mutant, MutantKind, Outcome, Protocol, SubstrateDescription, SuiteDescription};
-use kmut_score::{score, Kill, ScoreOptions, TimeoutPolicy, Verdict};
+use kmut_score::{score, Denominator, Kill, ScoreOptions, TimeoutPolicy, Verdict};
 use kmut_store::{Baseline, ClassRecord, CompileRecord, Evaluation, Store};
 
 const TARGET: &str = "nvrtc 13.0 -arch=sm_90";
@@ -20,6 +20,7 @@ fn desc(name: &str) -> SubstrateDescription {
         cdiv_calls: vec![],
         launch_line: 1,
         suites: vec![suite("T0_original", &[1, 2, 3]), suite("T1_remainder", &[7])],
+        generated: vec![],
     }
 }
 
@@ -120,6 +121,9 @@ fn add_substrate(store: &mut Store, run: i64, name: &str, ids: &[(&str, Family)]
             prep_s: Some(0.1),
             image: Some(ORIGINAL.into()),
             peak_bytes: None,
+            valid: None,
+            tau64_ref: None,
+            tau64_orig: None,
         };
         store.put_baseline(&b, run).unwrap();
     }
@@ -129,7 +133,7 @@ const CLEAN: [(&str, u64, Option<f64>); 4] = [("T0_original", 1, Some(0.0)), ("T
 
 fn options(protocol: &str, tolerance: f64, inputs: Inputs) -> ScoreOptions {
     let p = Protocol::named(protocol).unwrap();
-    ScoreOptions { protocol: p, tolerance, inputs, backend: Backend::Gpu, timeouts: TimeoutPolicy::Exclude }
+    ScoreOptions { protocol: p, tolerance, inputs, backend: Backend::Gpu, timeouts: TimeoutPolicy::Exclude, denominator: Denominator::Auto }
 }
 
 #[test]
@@ -235,6 +239,9 @@ fn cells_of_an_earlier_image_and_baselines_of_an_earlier_original_are_not_scored
         prep_s: None,
         image: Some("img-earlier-original".into()),
         peak_bytes: None,
+        valid: None,
+        tau64_ref: None,
+        tau64_orig: None,
     };
     f.store.put_baseline(&old, f.run).unwrap();
     f.store.put_evaluations(&[cell("a", "T0_original", 1, Some(0.5))], f.run).unwrap();
@@ -271,4 +278,65 @@ fn verdicts_follow_the_decisive_columns_in_order() {
     assert_eq!(kmut_score::verdict(&[&a], &cols, 1e-2, TimeoutPolicy::Kill), Verdict::Killed(Kill::Timeout));
     assert_eq!(kmut_score::verdict(&[&crash], &cols, 1e-2, TimeoutPolicy::Exclude), Verdict::Killed(Kill::Crash("CUDA_ERROR_ILLEGAL_ADDRESS".into())));
     assert_eq!(kmut_score::verdict(&[], &cols, 1e-2, TimeoutPolicy::Exclude), Verdict::NotRun);
+}
+
+#[test]
+#[allow(clippy::many_single_char_names)]
+fn over_witnessed_mutants_an_input_past_the_ceiling_never_witnesses() {
+    // Generated columns: one valid, one past the ceiling (the validity gate refused it).
+    let mut f = fixture("L1p1_x", &[("reach", Family::Boundary), ("ceil", Family::Boundary), ("none", Family::Boundary), ("half", Family::Boundary)], &CLEAN);
+    let mut d = desc("L1p1_x");
+    d.generated = vec!["W:boundary:1:n=257".into(), "W:scaled:1000:small".into()];
+    f.store.put_substrate(&d, "h").unwrap();
+    for (suite, valid) in [("W:boundary:1:n=257", true), ("W:scaled:1000:small", false)] {
+        for seed in kmut_model::GENERATED_SEEDS {
+            let b = Baseline {
+                substrate: "L1p1_x".into(),
+                target: TARGET.into(),
+                suite: suite.into(),
+                seed,
+                backend: "cuda:test".into(),
+                sizes: "{}".into(),
+                tau: Some(0.0),
+                max_abs: Some(0.0),
+                kernel_ms: Some(1.0),
+                prep_s: Some(0.1),
+                image: Some(ORIGINAL.into()),
+                peak_bytes: None,
+                valid: Some(valid),
+                tau64_ref: Some(if valid { 1e-7 } else { 0.3 }),
+                tau64_orig: Some(if valid { 1e-7 } else { 0.3 }),
+            };
+            f.store.put_baseline(&b, f.run).unwrap();
+        }
+    }
+    let mut cells = vec![];
+    for id in ["reach", "ceil", "none", "half"] {
+        // Every mutant survives the protocol's and the targeted suite's inputs.
+        for s in [1, 2, 3] {
+            cells.push(cell(id, "T0_original", s, Some(1e-6)));
+        }
+        cells.push(cell(id, "T1_remainder", 7, Some(1e-6)));
+    }
+    for seed in kmut_model::GENERATED_SEEDS {
+        cells.push(cell("reach", "W:boundary:1:n=257", seed, Some(0.5))); // a valid witness
+        cells.push(cell("ceil", "W:boundary:1:n=257", seed, Some(1e-6)));
+        cells.push(cell("ceil", "W:scaled:1000:small", seed, Some(0.5))); // killed only past the ceiling
+        cells.push(cell("none", "W:boundary:1:n=257", seed, Some(1e-6)));
+    }
+    cells.push(cell("half", "W:boundary:1:n=257", 1, Some(1e-6))); // the search stopped midway
+    f.store.put_evaluations(&cells, f.run).unwrap();
+    let mut o = options("official", 1e-2, Inputs::Protocol);
+    o.denominator = Denominator::Witnessed;
+    let s = score(&f.store, &[], &o).unwrap();
+    assert_eq!(s.denominator, Denominator::Witnessed);
+    let g = &s.overall;
+    assert_eq!((g.survived, g.possibly_equivalent, g.undecided), (1, 2, 1), "reach missed; ceil and none possibly equivalent; half undecided");
+    assert!(s.warnings.iter().any(|w| w.contains("incomplete witness search")), "{:?}", s.warnings);
+    // Over live mutants all four are misses.
+    o.denominator = Denominator::Live;
+    assert_eq!(score(&f.store, &[], &o).unwrap().overall.survived, 4);
+    // Auto: witnessed, since the store holds generated columns.
+    o.denominator = Denominator::Auto;
+    assert_eq!(score(&f.store, &[], &o).unwrap().denominator, Denominator::Witnessed);
 }

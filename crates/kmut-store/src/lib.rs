@@ -144,6 +144,12 @@ pub struct Baseline {
     /// The column's peak device memory in the worker (inputs, reference, one run of the
     /// original), in bytes; `None` where not measured (the CPU backend).
     pub peak_bytes: Option<u64>,
+    /// The witness search's validity gate (generated columns): whether this input may witness;
+    /// `None` where it was not checked (a substrate's own suites, accepted through the gate).
+    pub valid: Option<bool>,
+    /// Distances (tau\*) of the fp32 reference and of the original kernel to the fp64 reference.
+    pub tau64_ref: Option<f64>,
+    pub tau64_orig: Option<f64>,
 }
 
 /// What each stored cell of a substrate must have been evaluated on to count now: the image
@@ -494,8 +500,9 @@ impl Store {
     /// Store (or replace) the original's run on one input.
     pub fn put_baseline(&self, b: &Baseline, run: i64) -> Result<()> {
         self.conn.execute(
-            "INSERT OR REPLACE INTO baselines (substrate, target, suite, seed, backend, sizes, tau, max_abs, kernel_ms, prep_s, run, image, peak_bytes)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            "INSERT OR REPLACE INTO baselines (substrate, target, suite, seed, backend, sizes, tau, max_abs, kernel_ms, prep_s, run, image, peak_bytes,
+               valid, tau64_ref, tau64_orig)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             params![
                 b.substrate,
                 b.target,
@@ -509,7 +516,10 @@ impl Store {
                 b.prep_s,
                 run,
                 b.image,
-                b.peak_bytes.map(|p| p as i64)
+                b.peak_bytes.map(|p| p as i64),
+                b.valid,
+                b.tau64_ref,
+                b.tau64_orig
             ],
         )?;
         Ok(())
@@ -518,7 +528,8 @@ impl Store {
     /// The original's runs of a substrate for `target`.
     pub fn baselines(&self, substrate: &str, target: &str) -> Result<Vec<Baseline>> {
         let mut stmt = self.conn.prepare(
-            "SELECT suite, seed, backend, sizes, tau, max_abs, kernel_ms, prep_s, image, peak_bytes FROM baselines WHERE substrate = ?1 AND target = ?2 ORDER BY suite, seed",
+            "SELECT suite, seed, backend, sizes, tau, max_abs, kernel_ms, prep_s, image, peak_bytes, valid, tau64_ref, tau64_orig
+             FROM baselines WHERE substrate = ?1 AND target = ?2 ORDER BY suite, seed",
         )?;
         let rows = stmt.query_map(params![substrate, target], |r| {
             Ok(Baseline {
@@ -534,6 +545,9 @@ impl Store {
                 prep_s: r.get(7)?,
                 image: r.get(8)?,
                 peak_bytes: r.get::<_, Option<i64>>(9)?.map(|p| p as u64),
+                valid: r.get(10)?,
+                tau64_ref: r.get(11)?,
+                tau64_orig: r.get(12)?,
             })
         })?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)
@@ -547,6 +561,11 @@ impl Store {
         )?;
         let rows = stmt.query_map(params![substrate], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// Whether any witness search has prepared a generated column (a `W:` suite) here.
+    pub fn has_generated_baselines(&self) -> Result<bool> {
+        Ok(self.conn.query_row("SELECT EXISTS (SELECT 1 FROM baselines WHERE suite LIKE 'W:%')", [], |r| r.get(0))?)
     }
 
     /// The distinct targets evaluations are stored under (compile targets for GPU runs, `cpu`

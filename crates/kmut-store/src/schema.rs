@@ -129,4 +129,12 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE baselines ADD COLUMN image TEXT;
     ALTER TABLE baselines ADD COLUMN peak_bytes INTEGER;
     ",
+    // 5: the witness search's validity gate, per generated column: `valid` (1: the original
+    // kernel and the fp32 reference both within the margin of the fp64 reference; NULL: not
+    // checked, as for a substrate's own suites), and the two distances to fp64.
+    r"
+    ALTER TABLE baselines ADD COLUMN valid INTEGER;
+    ALTER TABLE baselines ADD COLUMN tau64_ref REAL;
+    ALTER TABLE baselines ADD COLUMN tau64_orig REAL;
+    ",
 ];

@@ -15,6 +15,7 @@ fn desc() -> SubstrateDescription {
         cdiv_calls: vec![],
         launch_line: 1,
         suites: Vec::new(),
+        generated: vec![],
     }
 }
 
@@ -211,7 +212,8 @@ fn a_version_2_store_gains_the_orders_column_and_keeps_its_evaluations() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
         "ALTER TABLE evaluations DROP COLUMN orders; ALTER TABLE mutants DROP COLUMN stale; ALTER TABLE baselines DROP COLUMN image;
-         ALTER TABLE baselines DROP COLUMN peak_bytes; PRAGMA user_version = 2;",
+         ALTER TABLE baselines DROP COLUMN peak_bytes; ALTER TABLE baselines DROP COLUMN valid; ALTER TABLE baselines DROP COLUMN tau64_ref;
+         ALTER TABLE baselines DROP COLUMN tau64_orig; PRAGMA user_version = 2;",
     )
     .unwrap();
     drop(conn);
@@ -239,6 +241,9 @@ fn a_version_3_store_gains_stale_flags_and_baseline_images_and_keeps_its_rows() 
         prep_s: Some(0.1),
         image: Some("img-o".into()),
         peak_bytes: Some(1 << 30),
+        valid: None,
+        tau64_ref: None,
+        tau64_orig: None,
     };
     {
         let mut store = Store::open(&path).unwrap();
@@ -251,7 +256,9 @@ fn a_version_3_store_gains_stale_flags_and_baseline_images_and_keeps_its_rows() 
     // Undo migration 4 by hand, as the previous kmut wrote the store.
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
-        "ALTER TABLE mutants DROP COLUMN stale; ALTER TABLE baselines DROP COLUMN image; ALTER TABLE baselines DROP COLUMN peak_bytes; PRAGMA user_version = 3;",
+        "ALTER TABLE mutants DROP COLUMN stale; ALTER TABLE baselines DROP COLUMN image; ALTER TABLE baselines DROP COLUMN peak_bytes;
+         ALTER TABLE baselines DROP COLUMN valid; ALTER TABLE baselines DROP COLUMN tau64_ref; ALTER TABLE baselines DROP COLUMN tau64_orig;
+         PRAGMA user_version = 3;",
     )
     .unwrap();
     drop(conn);

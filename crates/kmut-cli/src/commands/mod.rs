@@ -20,6 +20,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Mutate(args) => mutate::run(&args, env),
         Command::Compile(args) => compile::run(&args, env),
         Command::Run(args) => run::run(&args, env),
+        Command::Witness(args) => run::witness(*args, env),
         Command::Score(args) => score::run(&args),
         Command::Agree(args) => agree::run(&args),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),

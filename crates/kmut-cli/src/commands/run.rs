@@ -15,6 +15,13 @@ use crate::args::RunArgs;
 use crate::commands::compile::{compile_substrates, interrupt_flag, Compiled};
 use crate::{Environment, ExitStatus};
 
+/// `kmut witness`: `kmut run` on the witness search's inputs, stopping each mutant at its first kill.
+pub fn witness(mut args: RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    "witness".clone_into(&mut args.suites);
+    args.full_matrix = false;
+    run(&args, env)
+}
+
 pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     let protocol = Protocol::named(&args.protocol).map_err(anyhow::Error::msg)?;
     let backend = Backend::parse(&args.backend).map_err(anyhow::Error::msg)?;
@@ -85,6 +92,8 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         // inputs, the reference, one run of the original); on a 2-core machine the heavy ones'
         // preparations were half of a 4-minute budget with a 50 s cutoff.
         heavy_prep_grace: Duration::from_secs(10),
+        // The witness search's validity gate: within this much of the fp64 reference.
+        validity_margin: inputs.is_witness().then(|| args.margin * protocol.tolerance()),
     };
     announce(args, backend, inputs, &plans, order.len(), devices.len(), workers, &log);
     let run_id = compiled.store.begin_run(&format!("run --protocol {}", protocol.name), "", &compiled.target)?;
@@ -107,7 +116,12 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     compiled.store.finish_run(run_id, if summary.interrupted { "interrupted" } else { "done" })?;
     print_summary(&summary);
     let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
-    let options = kmut_score::ScoreOptions { inputs, ..kmut_score::ScoreOptions::of(&protocol, backend) };
+    // A witness search is scored as the protocol's inputs over the witnessed mutants.
+    let options = if inputs.is_witness() {
+        kmut_score::ScoreOptions { denominator: kmut_score::Denominator::Witnessed, ..kmut_score::ScoreOptions::of(&protocol, backend) }
+    } else {
+        kmut_score::ScoreOptions { inputs, ..kmut_score::ScoreOptions::of(&protocol, backend) }
+    };
     let score = kmut_score::score(&compiled.store, &names, &options)?;
     println!();
     super::score::print(&score);
@@ -129,6 +143,8 @@ fn announce(args: &RunArgs, backend: Backend, inputs: Inputs, plans: &[Substrate
         Inputs::Small => "the small suites",
         Inputs::All => "protocol and targeted suites",
         Inputs::Protocol => "the protocol's",
+        Inputs::Witness => "the witness search's: the protocol's, every suite, then generated",
+        Inputs::WitnessSmall => "the witness search's on the CPU: the small suites, then generated at small sizes",
     };
     let machines = match backend {
         Backend::Gpu => format!("{devices} GPU(s) x {workers} workers"),
@@ -184,7 +200,7 @@ fn plan(
         Some(gxx) => {
             let build = kmut_cpu::BuildOptions { cache_dir: cache.dir().join("cpu"), ..kmut_cpu::BuildOptions::default() };
             eprintln!("run: building the CPU variants of the sampled mutants with g++ ({} at once) in `{}`", build.jobs, build.cache_dir.display());
-            kmut_plan::plan_cpu(&view, protocol, sampling, &kmut_plan::CpuPlanOptions { gxx, build, heavy_ms, interrupt })?
+            kmut_plan::plan_cpu(&view, protocol, inputs, sampling, &kmut_plan::CpuPlanOptions { gxx, build, heavy_ms, interrupt })?
         }
     })
 }

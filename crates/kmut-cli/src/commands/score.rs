@@ -1,7 +1,7 @@
 //! `kmut score`: miss rates under a protocol from the stored evaluations.
 
 use kmut_model::{Backend, Inputs, Protocol};
-use kmut_score::{Estimate, Group, Score, ScoreOptions, TimeoutPolicy};
+use kmut_score::{Denominator, Estimate, Group, Score, ScoreOptions, TimeoutPolicy};
 use kmut_store::Store;
 
 use crate::args::ScoreArgs;
@@ -21,7 +21,8 @@ pub fn run(args: &ScoreArgs) -> anyhow::Result<ExitStatus> {
     };
     let inputs = Inputs::parse(&args.suites).map_err(anyhow::Error::msg)?;
     let timeouts = TimeoutPolicy::parse(&args.timeouts).map_err(anyhow::Error::msg)?;
-    let options = ScoreOptions { protocol, tolerance, inputs, backend, timeouts };
+    let denominator = Denominator::parse(&args.denominator).map_err(anyhow::Error::msg)?;
+    let options = ScoreOptions { protocol, tolerance, inputs, backend, timeouts, denominator };
     let scored = kmut_score::score(&store, &args.substrates, &options)?;
     for w in &scored.warnings {
         eprintln!("warning: {w}");
@@ -60,13 +61,14 @@ fn rows(groups: &[&Group]) -> Vec<Vec<String>> {
                 g.timeouts.to_string(),
                 g.undecided.to_string(),
                 g.not_run.to_string(),
+                g.possibly_equivalent.to_string(),
                 g.survived_out_of_bounds.to_string(),
             ]
         })
         .collect()
 }
 
-const HEADER: [&str; 11] = ["", "live", "settled", "killed", "survived", "miss rate", "crash", "timeout", "undecided", "not run", "oob-survived"];
+const HEADER: [&str; 12] = ["", "live", "settled", "killed", "survived", "miss rate", "crash", "timeout", "undecided", "not run", "poss-equiv", "oob-survived"];
 
 /// The score as tables on stdout.
 pub fn print(s: &Score) {
@@ -75,6 +77,7 @@ pub fn print(s: &Score) {
         (Backend::Gpu, Inputs::Small) => "the small suites (not the protocol's official sizes)",
         (Backend::Gpu, Inputs::All) => "the protocol's inputs and every targeted suite",
         (Backend::Gpu, Inputs::Protocol) => "the protocol's inputs",
+        (Backend::Gpu, Inputs::Witness | Inputs::WitnessSmall) => "the witness search's inputs (every suite and the generated columns)",
     };
     let timeouts = match s.timeouts {
         TimeoutPolicy::Exclude => "timeouts are their own column, outside the miss rate's denominator (--timeouts kill counts them as kills)",
@@ -87,6 +90,12 @@ pub fn print(s: &Score) {
         s.tolerance,
         if s.backends.is_empty() { "none yet".to_owned() } else { s.backends.join(", ") }
     );
+    match s.denominator {
+        Denominator::Witnessed => println!(
+            "miss rate = survived / settled over witnessed mutants: a survivor counts only when some valid input kills it (kmut witness); poss-equiv: no valid input of a complete search kills it, outside the rate"
+        ),
+        _ => println!("miss rate = survived / settled over live mutants (no witness search in this store: a mutant no input can expose counts as a miss)"),
+    }
     let c = &s.classes;
     println!(
         "{} substrates; {} mutants: {} stillborn, {} equivalent, {} duplicate, {} live",

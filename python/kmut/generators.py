@@ -1,0 +1,203 @@
+"""Input families derived from a substrate's own `T0_original` generator: the witness search's
+inputs.
+
+A *spec* names one input column: a generator, a scale, the sizes, and (with the column's seed)
+everything needed to draw it again. It travels as a suite name, so every stage (the engine, the
+store, the scorer) handles witness columns as it handles a substrate's own suites:
+
+    W:<generator>:<scale>:<sizes>          e.g.  W:scaled:100:small   W:boundary:1:batch=257
+
+`<sizes>` is `small` (the substrate's small suite), `official` (its declared official sizes) or
+`dim=value,...` over the small suite's sizes. Drawing a spec: the runner seeds torch as for any
+suite, draws `T0_original`'s generator at those sizes, then transforms every floating-point input
+(integer and boolean inputs, indices and masks, are never touched):
+
+| generator | value of each element (u: the official draw, typically U[0, 1)) |
+| --- | --- |
+| dense | u (the official distribution; scale 1) |
+| scaled | c u (same sign, large: the preferred way past the tolerance's blind band) |
+| shifted | c + u (a large mean over a small spread: cancellation in variances, softmax shifts) |
+| signed | c (2u - 1) (sign-mixed; cancels in sums, so its ceiling is low) |
+| negative | -c u (every value negative: ReLU, max and clamp branches) |
+| sparse | 0, except about 1% of elements at c (1 + u) (isolated large values among exact zeros) |
+| spiky | c at one element of each last-dimension row, u / 1000 elsewhere (one-hot rows) |
+| constant | c everywhere (no spread: variances, normalisations, ties) |
+| ramp | c i / n along the flattened input (monotone, no ties) |
+| ties | c round(4u) / 4 (few distinct levels: ties for max, argmax, sort) |
+| boundary | u at a size just off a block size (`dim=value`), where tail guards matter |
+
+Whether a drawn spec may witness anything is decided on the device (`_run_worker`): the original
+kernel and the fp32 reference must both stay within a margin of the fp64 reference (half the
+tolerance by default), with nothing NaN or infinite where fp64 is finite.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+PREFIX = "W:"
+
+# Generators and whether they take a scale other than 1.
+GENERATORS: dict[str, bool] = {
+    "dense": False,
+    "scaled": True,
+    "shifted": True,
+    "signed": True,
+    "negative": True,
+    "sparse": True,
+    "spiky": True,
+    "constant": True,
+    "ramp": True,
+    "ties": True,
+    "boundary": False,
+}
+
+# The scales tried for each scaled generator, cheapest first (a ladder, cut by the ceiling).
+SCALES: tuple[float, ...] = (3.0, 10.0, 100.0, 1000.0)
+
+
+@dataclass(frozen=True)
+class Spec:
+    generator: str
+    scale: float
+    sizes: str  # "small", "official" or "dim=value,..."
+
+    def name(self) -> str:
+        return f"{PREFIX}{self.generator}:{_number(self.scale)}:{self.sizes}"
+
+
+def _number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def is_spec(suite_name: str) -> bool:
+    return suite_name.startswith(PREFIX)
+
+
+def parse(suite_name: str) -> Spec:
+    """The spec a `W:` suite name stands for; ValueError naming what is wrong."""
+    if not is_spec(suite_name):
+        raise ValueError(f"{suite_name!r} is not a generated input (they start with {PREFIX!r})")
+    parts = suite_name[len(PREFIX):].split(":")
+    if len(parts) != 3:
+        raise ValueError(f"{suite_name!r}: expected W:<generator>:<scale>:<sizes>")
+    generator, scale, sizes = parts
+    if generator not in GENERATORS:
+        raise ValueError(f"{suite_name!r}: unknown generator {generator!r}; known: {', '.join(GENERATORS)}")
+    try:
+        value = float(scale)
+    except ValueError:
+        raise ValueError(f"{suite_name!r}: the scale {scale!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{suite_name!r}: the scale must be a positive number")
+    if sizes not in ("small", "official"):
+        for item in sizes.split(","):
+            dim, _, v = item.partition("=")
+            if not dim or not v.isdigit():
+                raise ValueError(f"{suite_name!r}: sizes {sizes!r} must be small, official or dim=value,...")
+    return Spec(generator, value, sizes)
+
+
+def sizes_of(spec: Spec, fields: Mapping[str, Any], K: Any) -> dict[str, int]:
+    """The concrete sizes of a spec for a substrate (its small suite's, its official ones, or the
+    small suite's with some dims changed), checked against the declared dims."""
+    dims = fields["dims"]
+    official = {k: d.official for k, d in dims.items()}
+    if spec.sizes == "official":
+        return official
+    small = next(s for s in fields["suites"] if s.small)
+    sizes = K.sizes_for(dims, small)
+    if spec.sizes == "small":
+        return sizes
+    for item in spec.sizes.split(","):
+        dim, _, v = item.partition("=")
+        if dim not in dims:
+            raise ValueError(f"{spec.name()}: {dim!r} is not a declared dimension of {fields['name']}")
+        problem = dims[dim].check(int(v))
+        if problem:
+            raise ValueError(f"{spec.name()}: {dim}={v}: {problem}")
+        sizes[dim] = int(v)
+    return sizes
+
+
+def draw(spec: Spec, fields: Mapping[str, Any], K: Any, seed: int, torch: Any, on: Any = None) -> list[Any]:
+    """The inputs of `spec` under `seed`: T0_original's generator at the spec's sizes (seeded as
+    for any suite), then the spec's transform of every floating-point input."""
+    from .contract import draw_inputs
+
+    t0 = next(s for s in fields["suites"] if s.name == "T0_original")
+    raw = draw_inputs(t0, seed, sizes_of(spec, fields, K), torch, on=on)
+    # The transform's own randomness (sparse masks, spike positions) follows the same seed.
+    g = torch.Generator(device="cpu").manual_seed(seed ^ 0x5EED)
+    return [transform(spec, t, torch, g) if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in raw]
+
+
+def transform(spec: Spec, u: Any, torch: Any, g: Any) -> Any:
+    """One floating-point input after the spec's generator (same shape, dtype and device)."""
+    c = spec.scale
+    kind = spec.generator
+    if kind in ("dense", "boundary"):
+        return u
+    if kind == "scaled":
+        return u * c
+    if kind == "shifted":
+        return u + c
+    if kind == "signed":
+        return (u * 2.0 - 1.0) * c
+    if kind == "negative":
+        return -u * c
+    if kind == "constant":
+        return torch.full_like(u, c)
+    if kind == "ties":
+        return torch.round(u * 4.0) / 4.0 * c
+    if kind == "ramp":
+        n = max(u.numel(), 1)
+        return (torch.arange(u.numel(), dtype=torch.float64) / n * c).to(u.dtype).to(u.device).reshape(u.shape)
+    if kind == "sparse":
+        mask = (torch.rand(u.shape, generator=g) < 0.01).to(u.device)
+        return torch.where(mask, (1.0 + u) * c, torch.zeros_like(u))
+    if kind == "spiky":
+        out = u / 1000.0
+        if u.dim() == 0 or u.shape[-1] == 0:
+            return out
+        rows = out.reshape(-1, u.shape[-1])
+        hot = torch.randint(0, u.shape[-1], (rows.shape[0],), generator=g).to(u.device)
+        rows[torch.arange(rows.shape[0], device=u.device), hot] = c
+        return rows.reshape(u.shape)
+    raise ValueError(f"unknown generator {kind!r}")
+
+
+def boundary_sizes(fields: Mapping[str, Any], K: Any, blocks: list[int]) -> list[str]:
+    """`dim=value` size changes around the block sizes `launch` uses (each declared dim at a
+    multiple of a block size plus and minus one, and its minimum), starting from the small
+    suite's sizes; only legal values, each once."""
+    dims = fields["dims"]
+    small = K.sizes_for(dims, next(s for s in fields["suites"] if s.small))
+    out: list[str] = []
+    for name, d in dims.items():
+        candidates = {d.min}
+        for b in sorted(set(blocks)):
+            if b > 1:
+                candidates.update({b - 1, b + 1, 2 * b + 1})
+        for v in sorted(candidates):
+            if v == small[name] or d.check(v) is not None:
+                continue
+            item = f"{name}={v}"
+            if item not in out:
+                out.append(item)
+    return out
+
+
+def witness_specs(fields: Mapping[str, Any], K: Any, blocks: list[int]) -> list[str]:
+    """The witness search's generated columns in the order tried: cheap small sizes first
+    (boundary sizes, then each value generator up the scale ladder), then the official sizes."""
+    names: list[str] = [Spec("boundary", 1.0, s).name() for s in boundary_sizes(fields, K, blocks)]
+    for tier in ("small", "official"):
+        for gen, scaled in GENERATORS.items():
+            if gen == "boundary" or gen == "dense" and tier == "small":
+                continue
+            for c in (SCALES if scaled else (1.0,)):
+                names.append(Spec(gen, c, tier).name())
+    return names
