@@ -5,7 +5,7 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/kmut-out}
 mkdir -p "$OUT"
-python3 -m pip install -q --no-deps --no-compile --target /tmp/kmut-site .whl/kmut-*.whl || exit 1
+[ "${SKIP_INSTALL:-0}" = 1 ] || python3 -m pip install -q --no-deps --no-compile --target /tmp/kmut-site .whl/kmut-*.whl || exit 1
 export PYTHONPATH=/tmp/kmut-site:$PWD PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' | tee -a "$OUT/device.txt"
@@ -140,6 +140,57 @@ print("evaluations stored with an out-of-memory crash:", oom)
 print("columns with a measured footprint:", db.execute("select count(*), max(peak_bytes) from baselines where peak_bytes is not null").fetchone())
 PY
   head -n 12 "$OUT/run6.txt"
+fi
+# WITNESS=1: the witness campaign (issue 22) on a store compiled here (WIT_STORE, carried): a
+# stratified sample of WIT_SAMPLE live mutants, first kill over the witness search's inputs, for
+# WIT_BUDGET; then the witnessed and live scores. CEILING=1: `kmut ceiling` on the same store for
+# CEIL_LIMIT seconds (resumable; interrupted with SIGINT). The store is far too large to come back:
+# EXPORT (on by either) writes only what the runs added (evaluations, baselines, ceilings) to
+# $OUT/results.sqlite.gz, which scripts/merge-device-results.py folds into the local copy.
+if [ "${WITNESS:-0}" = 1 ] || [ "${CEILING:-0}" = 1 ]; then
+  export KMUT_NO_PROGRESS=1 KMUT_CACHE_DIR=/tmp/kmut-cache
+  wit=/tmp/wit.sqlite
+  [ -f "$wit" ] || cp "${WIT_STORE:-.device/wit.sqlite}" "$wit"
+fi
+if [ "${WITNESS:-0}" = 1 ]; then
+  # shellcheck disable=SC2086 # WIT_SELECT is a list of options
+  timeout -s INT "${WIT_LIMIT:-330}" python3 -m kmut witness --store "$wit" ${WIT_SELECT:---max-per-rule 1} --sample "${WIT_SAMPLE:-1500}" --seed 1 \
+    --workers-per-gpu "${RUN_WORKERS:-6}" --budget "${WIT_BUDGET:-5m}" > "$OUT/witness.txt" 2> "$OUT/witness.err"
+  echo "witness exit: $?"
+  grep -E "^(run|error|warning):" "$OUT/witness.err" | grep -v "^run: removed" | tail -n 12
+  python3 - "$wit" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print("evaluations:", db.execute("select count(*) from evaluations").fetchone()[0],
+      "| by outcome:", db.execute("select outcome, count(*) from evaluations group by outcome").fetchall())
+oom = db.execute("select count(*) from evaluations where lower(coalesce(crash,'') || coalesce(detail,'')) like '%out of memory%' "
+                 "or coalesce(crash,'') like '%OutOfMemory%' or coalesce(crash,'') like '%MEMORY_ALLOCATION%'").fetchone()[0]
+print("evaluations stored with an out-of-memory crash:", oom)
+print("generated columns checked:", db.execute("select count(*), sum(valid) from baselines where suite like 'W:%'").fetchone())
+PY
+  python3 -m kmut score --store "$wit" --denominator witnessed > "$OUT/score-witnessed.txt" 2>&1; head -n 40 "$OUT/score-witnessed.txt"
+  python3 -m kmut score --store "$wit" --denominator witnessed --json > "$OUT/score-witnessed.json" 2>/dev/null
+  python3 -m kmut score --store "$wit" --denominator live > "$OUT/score-live.txt" 2>&1; head -n 12 "$OUT/score-live.txt"
+fi
+if [ "${CEILING:-0}" = 1 ]; then
+  mapfile -t ceil < <(ls ${CEIL_GLOB:-substrates/accepted/L[12]p*.py})
+  timeout -s INT "${CEIL_LIMIT:-120}" python3 -m kmut ceiling "${ceil[@]}" --store "$wit" --sizes "${CEIL_SIZES:-official}" \
+    --workers "${CEIL_WORKERS:-8}" --steps "${CEIL_STEPS:-4}" > "$OUT/ceiling.txt" 2> "$OUT/ceiling.err"
+  echo "ceiling exit: $? (130: stopped at the time limit, probes so far stored)"
+  tail -n 3 "$OUT/ceiling.err"; grep -c "^L" "$OUT/ceiling.txt"
+fi
+if [ "${WITNESS:-0}" = 1 ] || [ "${CEILING:-0}" = 1 ]; then
+  python3 - "$wit" "$OUT/results.sqlite" <<'PY'
+import sqlite3, sys
+src, dst = sys.argv[1], sys.argv[2]
+db = sqlite3.connect(src)
+db.execute("ATTACH ? AS out", (dst,))
+for table in ("runs", "evaluations", "baselines", "ceiling_points", "ceilings"):
+    db.execute(f"CREATE TABLE out.{table} AS SELECT * FROM main.{table}")
+db.commit()
+print({t: db.execute(f"SELECT count(*) FROM out.{t}").fetchone()[0] for t in ("evaluations", "baselines", "ceiling_points", "ceilings")})
+PY
+  gzip -f "$OUT/results.sqlite"; ls -la "$OUT/results.sqlite.gz"
 fi
 [ "${SKIP_GATE:-0}" = 1 ] && exit 0
 # With paths: gate them with --accept. Without: re-gate everything accepted.

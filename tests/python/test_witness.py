@@ -124,3 +124,69 @@ def test_integer_and_boolean_inputs_are_never_transformed():
         assert torch.equal(drawn[1], plain[1]) and torch.equal(drawn[2], plain[2]), name
         assert not torch.equal(drawn[0], plain[0]), name
     assert generators.draw(generators.parse("W:constant:10:small"), fields, K, 3, torch)[0].eq(10).all()
+
+
+EXP = ROOT / "tests" / "fixtures" / "L1p900_exp_ceiling.py"
+
+
+def ceiling(kmut_cmd, tmp, *extra):
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    cmd = [*kmut_cmd, "ceiling", str(EXP), "--backend", "cpu", "--sizes", "small", "--store", str(tmp / "c.sqlite"), "--cache", str(tmp / "cache"),
+           "--workers", "1", "--generator", "scaled", "--generator", "negative", "--steps", "6", "--highest", "10000", "--json", *extra]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return {r["generator"]: r for r in json.loads(out.stdout)}, out.stderr
+
+
+def test_the_ceiling_brackets_the_scale_where_a_correct_kernel_starts_failing(tmp_path, kmut_cmd_module):
+    found, _ = ceiling(kmut_cmd_module, tmp_path)
+    # expf overflows past 88.72 over the largest of 1000 U[0,1) draws (about 0.999): the bracket
+    # must hold that scale, narrowed by six bisections of four decades.
+    scaled = found["scaled"]
+    assert scaled["ceiling"] < 88.73 / 0.9 and scaled["first_invalid"] > 88.72, scaled
+    assert scaled["first_invalid"] / scaled["ceiling"] < 1.4, scaled
+    at = {(p["scale"], p["seed"]): p for p in scaled["points"]}
+    assert all(at[(scaled["ceiling"], s)]["valid"] for s in (1, 2)), "every seed is valid at the ceiling"
+    assert any(not p["valid"] for (c, _), p in at.items() if c == scaled["first_invalid"])
+    # exp of negative values only shrinks: valid over the whole range, said as such.
+    negative = found["negative"]
+    assert negative["ceiling"] == 10000 and negative["first_invalid"] is None, negative
+
+
+def test_a_second_ceiling_search_reuses_every_stored_probe(tmp_path, kmut_cmd_module):
+    first, _ = ceiling(kmut_cmd_module, tmp_path)
+    again, err = ceiling(kmut_cmd_module, tmp_path)
+    assert "ceiling: 0 new probes stored" in err, err[-2000:]
+    assert again["scaled"]["ceiling"] == first["scaled"]["ceiling"]
+    assert again["scaled"]["points"] == first["scaled"]["points"]
+
+
+def test_a_replayed_witness_kills_and_the_original_passes_it(searched, kmut_cmd_module):
+    tmp, _ = searched
+    with sqlite3.connect(tmp / "s.sqlite") as db:
+        (mutant,) = db.execute("SELECT id FROM mutants WHERE rule = 'launch-cdiv-floor'").fetchone()
+        before = db.execute("SELECT count(*) FROM evaluations").fetchone()[0]
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    out = subprocess.run([*kmut_cmd_module, "witness", "--replay", mutant, "--backend", "cpu", "--store", str(tmp / "s.sqlite"),
+                          "--cache", str(tmp / "cache"), "--cpu-workers", "1"], capture_output=True, text=True, timeout=600, env=env, check=False)
+    assert out.returncode == 0, out.stdout + out.stderr[-3000:]
+    assert "W:boundary:1:n=" in out.stdout and "the witness holds" in out.stdout, out.stdout
+    assert "bit for bit" in out.stdout, "the CPU backend replays the stored tau* exactly"
+    with sqlite3.connect(tmp / "s.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM evaluations").fetchone()[0] == before, "a replay does not change the store"
+
+
+def test_a_mutant_without_a_witness_is_refused_with_the_reason(searched, kmut_cmd_module):
+    tmp, _ = searched
+    with sqlite3.connect(tmp / "s.sqlite") as db:
+        (mutant,) = db.execute("SELECT id FROM mutants WHERE rule = 'semantic-float-gt-to-ge'").fetchone()
+    out = subprocess.run([*kmut_cmd_module, "witness", "--replay", mutant, "--backend", "cpu", "--store", str(tmp / "s.sqlite")],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode != 0 and "has no witness" in out.stderr and "possibly equivalent" in out.stderr, out.stderr
+
+
+def test_the_rust_side_knows_every_scaled_generator():
+    text = (ROOT / "crates" / "kmut-witness" / "src" / "ceiling.rs").read_text()
+    line = next(l for l in text.splitlines() if l.startswith("pub const SCALED_GENERATORS"))
+    rust = [g.strip(' "') for g in line.split("[", 1)[1].split("]", 1)[0].split(",")]
+    assert rust == [g for g, scaled in generators.GENERATORS.items() if scaled]

@@ -122,10 +122,34 @@ pub enum Command {
     /// counts misses over witnessed mutants.
     ///
     /// Examples:
+    /// --replay MUTANT runs a stored witness again: the column is re-drawn from its spec and
+    /// seed, the original and the mutant run on it, and both verdicts are compared with the
+    /// stored ones (the store itself is not changed).
+    ///
+    /// Examples:
     ///   kmut witness --sample 1500 --seed 1 --budget 1h
     ///   kmut witness substrates/accepted/L1p23_softmax.py --backend cpu
+    ///   kmut witness --replay 3f9c2a1b7d4e5f60 --store runs/h200.sqlite
     #[command(verbatim_doc_comment)]
-    Witness(Box<RunArgs>),
+    Witness(Box<WitnessArgs>),
+
+    /// Find each input generator's legitimate-variance ceiling: the largest scale at which a
+    /// correct kernel still passes.
+    ///
+    /// For every scaled generator of the witness search (scaled, shifted, signed, negative,
+    /// sparse, spiky, constant, ramp, ties) and each substrate, the scale is bisected in log
+    /// scale between --lowest and --highest: at each probed scale the original kernel and the
+    /// fp32 reference must both stay within --margin of the tolerance of the fp64 reference,
+    /// with nothing NaN or infinite where fp64 is finite, on every --seed. Past the ceiling a
+    /// correct kernel fails too, so no input there may witness a mutant. Every probe is stored
+    /// (the tau* curve) and reused by a later search; `--json` prints the points.
+    ///
+    /// Examples:
+    ///   kmut ceiling substrates/accepted/L1p47_sum.py
+    ///   kmut ceiling --sizes small --backend cpu --generator signed --generator shifted
+    ///   kmut ceiling --store runs/h200.sqlite --json > ceilings.json
+    #[command(verbatim_doc_comment)]
+    Ceiling(Box<CeilingArgs>),
 
     /// Score the stored evaluations under a checking protocol: miss rates overall and by
     /// family, level and substrate.
@@ -211,7 +235,7 @@ pub struct PruneArgs {
     pub store: Option<PathBuf>,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
     /// Substrate files; default: every `substrates/accepted/*.py` under the working folder.
     #[arg(value_name = "SUBSTRATE")]
@@ -286,6 +310,72 @@ pub struct RunArgs {
     pub compile: CompileOptions,
     #[command(flatten)]
     pub select: Selection,
+    /// The worker program (for tests): replaces `PYTHON -m kmut._run_worker`.
+    #[arg(long, hide = true, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
+    pub worker: Vec<String>,
+    /// Print no score at the end (a replay prints its own verdict).
+    #[arg(skip)]
+    pub no_score: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct WitnessArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Replay this mutant's stored witness instead of searching (exit 0 when it still kills and
+    /// the original still passes).
+    #[arg(long, value_name = "MUTANT")]
+    pub replay: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CeilingArgs {
+    /// Substrate files; default: every `substrates/accepted/*.py` under the working folder.
+    #[arg(value_name = "SUBSTRATE")]
+    pub substrates: Vec<PathBuf>,
+    /// The protocol whose tolerance the validity margin is a fraction of.
+    #[arg(long, default_value = "official", value_name = "NAME")]
+    pub protocol: String,
+    /// Valid: the original and the fp32 reference within this fraction of the tolerance of fp64.
+    #[arg(long, default_value_t = 0.5, value_name = "FRACTION")]
+    pub margin: f64,
+    /// The generators to search (repeatable); default: every scaled one.
+    #[arg(long, value_name = "NAME")]
+    pub generator: Vec<String>,
+    /// `official` (the declared sizes; the default on a GPU), `small` (the small suite's; the
+    /// CPU backend's only choice) or `dim=value,...` over the small sizes.
+    #[arg(long, value_name = "SIZES")]
+    pub sizes: Option<String>,
+    /// The search's range of scales, and how many bisections narrow it.
+    #[arg(long, default_value_t = 1.0, value_name = "SCALE")]
+    pub lowest: f64,
+    #[arg(long, default_value_t = 10000.0, value_name = "SCALE")]
+    pub highest: f64,
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub steps: u32,
+    /// Seeds drawn at each probed scale (comma-separated); all must be valid.
+    #[arg(long, default_value = "1,2", value_delimiter = ',', value_name = "LIST")]
+    pub seeds: Vec<u64>,
+    /// `gpu` or `cpu` (kmut's CPU backend, small sizes).
+    #[arg(long, default_value = "gpu", value_parser = ["gpu", "cpu"], value_name = "BACKEND")]
+    pub backend: String,
+    /// Substrates searched at once per GPU (one worker each); on the CPU backend, in all.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub workers: usize,
+    /// GPU indices (comma-separated); default: every visible GPU.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub gpus: Vec<u32>,
+    /// Limit for one probe (drawing the inputs, both references, one run of the original), in s.
+    #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
+    pub prep_timeout: f64,
+    /// Print every ceiling and its probes as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The store (`SQLite`); default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub compile: CompileOptions,
     /// The worker program (for tests): replaces `PYTHON -m kmut._run_worker`.
     #[arg(long, hide = true, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
     pub worker: Vec<String>,
@@ -378,6 +468,9 @@ pub struct Selection {
     /// pass over every rule whose cost does not grow with the corpus.
     #[arg(long, value_name = "N")]
     pub sample_per_rule: Option<usize>,
+    /// Only the mutant with this id (repeatable), as `kmut mutate` and `kmut score --json` print it.
+    #[arg(long = "mutant", value_name = "ID")]
+    pub mutants: Vec<String>,
 }
 
 #[derive(Debug, Clone, clap::Args)]

@@ -71,7 +71,13 @@ impl CompileStage<'_> {
 
     /// Compile through `service` (a process pool), with one thread per worker it can run. The
     /// target is `nvrtc`'s, which the workers load too.
-    pub fn with_service<'a>(nvrtc: &Compiler, service: &'a dyn Compile, threads: usize, cache: Option<ImageCache>, options: Options) -> Result<CompileStage<'a>, CompileError> {
+    pub fn with_service<'a>(
+        nvrtc: &Compiler,
+        service: &'a dyn Compile,
+        threads: usize,
+        cache: Option<ImageCache>,
+        options: Options,
+    ) -> Result<CompileStage<'a>, CompileError> {
         let target = Target { nvrtc: nvrtc.version()?, options };
         Ok(CompileStage { compiler: service, cache, threads: threads.max(1), target, program_name: crate::PROGRAM_NAME, batch: 64 })
     }

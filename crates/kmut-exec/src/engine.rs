@@ -647,7 +647,9 @@ impl<'a> Engine<'a> {
             .iter()
             .filter(|(k, u)| !u.pending.is_empty() && !preparing(k))
             .filter(|(k, _)| self.ledger.fits(device, self.need(**k), self.config.workers_per_device, others))
-            .max_by(|(a, ua), (b, ub)| (ua.pending.len() * 1000 / (on(a) + 1)).cmp(&(ub.pending.len() * 1000 / (on(b) + 1))).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col)))
+            .max_by(|(a, ua), (b, ub)| {
+                (ua.pending.len() * 1000 / (on(a) + 1)).cmp(&(ub.pending.len() * 1000 / (on(b) + 1))).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col))
+            })
             .map(|(k, _)| *k)
     }
 
@@ -892,7 +894,8 @@ impl<'a> Engine<'a> {
                 self.eval_environment_failed(i, unit, cand, &format!("the worker was killed from outside ({status}; the kernel's OOM killer?)"));
             }
             SlotState::Evaluating { unit, cand, sent, .. } => {
-                let e = self.failed_evaluation(unit, cand, Outcome::Crash, Some(class.into()), format!("the worker died during the evaluation ({status})"), sent);
+                let e =
+                    self.failed_evaluation(unit, cand, Outcome::Crash, Some(class.into()), format!("the worker died during the evaluation ({status})"), sent);
                 self.record(unit, cand, e);
                 self.retried(i, unit, cand);
             }
@@ -928,7 +931,9 @@ impl<'a> Engine<'a> {
             self.reporter.note(&format!("{id} on {}: {why}: not a verdict; retrying it with the device to itself", self.plans[unit.sub].name));
             self.reserve(i, unit);
         } else {
-            self.summary.environment_errors.push(format!("{} mutant {id}: {why} (twice, the second time with the device to itself); nothing stored", self.plans[unit.sub].name));
+            self.summary
+                .environment_errors
+                .push(format!("{} mutant {id}: {why} (twice, the second time with the device to itself); nothing stored", self.plans[unit.sub].name));
             self.unreserve(i);
         }
         self.maybe_close(unit);
@@ -1011,7 +1016,8 @@ impl<'a> Engine<'a> {
                     // Outside the kernels the worker only loads the image, builds the launch,
                     // compares and checks: a stall there is the machine's, never a verdict.
                     let stalled = match ended {
-                        Some(e) => (now.duration_since(e) > self.config.prep_timeout).then(|| format!("no result {:.0} s after its kernels completed", self.config.prep_timeout.as_secs_f64())),
+                        Some(e) => (now.duration_since(e) > self.config.prep_timeout)
+                            .then(|| format!("no result {:.0} s after its kernels completed", self.config.prep_timeout.as_secs_f64())),
                         None if running.is_none() && spent.is_zero() && now.duration_since(sent) > self.config.start_timeout => {
                             Some(format!("no launch within {:.0} s of the request", self.config.start_timeout.as_secs_f64()))
                         }

@@ -9,7 +9,7 @@
 pub mod engine;
 pub mod memory;
 pub mod plan;
-mod worker;
+pub mod worker;
 
 pub use engine::{Engine, EngineConfig, Reporter, RunSummary};
 pub use plan::{stratified_order, Candidate, SubstratePlan};

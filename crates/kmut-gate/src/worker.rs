@@ -107,9 +107,7 @@ fn spawn_and_collect(path: &Path, options: &WorkerOptions, results: &mut Vec<Che
         .stderr(Stdio::inherit());
     // A gate killed mid-way must not leave workers on the GPU.
     kmut_process::die_with_parent(&mut command);
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("could not start the worker `{} -m kmut._gate_worker`: {e}", options.python.display()))?;
+    let mut child = command.spawn().map_err(|e| format!("could not start the worker `{} -m kmut._gate_worker`: {e}", options.python.display()))?;
     let stdout = child.stdout.take().expect("stdout was piped");
     let (tx, rx) = mpsc::channel();
     let reader = thread::spawn(move || {

@@ -180,7 +180,19 @@ mod tests {
         // The witness search: every suite, then the generated columns (at small sizes only on the CPU).
         desc.generated = vec!["W:scaled:10:small".into(), "W:scaled:10:official".into()];
         let w: Vec<String> = p.columns_for(&desc, Inputs::Witness).iter().map(|c| format!("{}:{}", c.suite, c.seed)).collect();
-        assert_eq!(w, ["T0_original:1", "T0_original:2", "T1_small:7", "T2_big:3", "W:scaled:10:small:1", "W:scaled:10:small:2", "W:scaled:10:official:1", "W:scaled:10:official:2"]);
+        assert_eq!(
+            w,
+            [
+                "T0_original:1",
+                "T0_original:2",
+                "T1_small:7",
+                "T2_big:3",
+                "W:scaled:10:small:1",
+                "W:scaled:10:small:2",
+                "W:scaled:10:official:1",
+                "W:scaled:10:official:2"
+            ]
+        );
         let cpu: Vec<String> = p.columns_for(&desc, Inputs::Witness.on(Backend::Cpu)).iter().map(|c| format!("{}:{}", c.suite, c.seed)).collect();
         assert_eq!(cpu, ["T1_small:7", "W:scaled:10:small:1", "W:scaled:10:small:2"]);
     }

@@ -157,8 +157,10 @@ fn a_cpu_plan_takes_the_gpus_order_less_fast_math_runs_races_in_every_order_and_
     let options = CpuPlanOptions { gxx: &gxx, build, heavy_ms: Some(2000.0), interrupt: &interrupt };
     let cpu = plan_cpu(&view, &protocol, Inputs::Small, Sampling { seed: 1, sample: None }, &options).unwrap();
     assert!(cpu.notes.iter().any(|n| n.starts_with("L1p2_b: set aside: an earlier CPU run measured its original at 5.0 s")), "{:?}", cpu.notes);
-    let fast_math = |s: usize, c: usize| kmut_model::cpu_fidelity(Family::Precision, &f.substrates[s].1.iter().find(|m| m.id == cpu.plans[s].candidates[c].id).unwrap().rule)
-        == kmut_model::CpuFidelity::EquivalentOnCpu;
+    let fast_math = |s: usize, c: usize| {
+        kmut_model::cpu_fidelity(Family::Precision, &f.substrates[s].1.iter().find(|m| m.id == cpu.plans[s].candidates[c].id).unwrap().rule)
+            == kmut_model::CpuFidelity::EquivalentOnCpu
+    };
     // The GPU's order, less the heavy substrate and the fast-math mutants (and any g++ could not build).
     let expected: Vec<(usize, usize)> = gpu.order.iter().copied().filter(|&(s, c)| s == 0 && !fast_math(s, c)).collect();
     assert_eq!(cpu.order, expected);

@@ -106,7 +106,9 @@ fn add_substrate(store: &mut Store, run: i64, name: &str, ids: &[(&str, Family)]
     let mut records: Vec<CompileRecord> = ids.iter().map(|(id, _)| record(Some(id), image(id))).collect();
     records.push(record(None, ORIGINAL.into()));
     store.put_compilations(&records, run).unwrap();
-    store.put_classes(TARGET, &ids.iter().map(|(id, _)| ClassRecord { mutant: (*id).into(), class: Class::Live, duplicate_of: None }).collect::<Vec<_>>()).unwrap();
+    store
+        .put_classes(TARGET, &ids.iter().map(|(id, _)| ClassRecord { mutant: (*id).into(), class: Class::Live, duplicate_of: None }).collect::<Vec<_>>())
+        .unwrap();
     for &(suite, seed, tau) in original_tau {
         let b = Baseline {
             substrate: name.into(),
@@ -129,7 +131,8 @@ fn add_substrate(store: &mut Store, run: i64, name: &str, ids: &[(&str, Family)]
     }
 }
 
-const CLEAN: [(&str, u64, Option<f64>); 4] = [("T0_original", 1, Some(0.0)), ("T0_original", 2, Some(0.0)), ("T0_original", 3, Some(0.0)), ("T1_remainder", 7, Some(0.0))];
+const CLEAN: [(&str, u64, Option<f64>); 4] =
+    [("T0_original", 1, Some(0.0)), ("T0_original", 2, Some(0.0)), ("T0_original", 3, Some(0.0)), ("T1_remainder", 7, Some(0.0))];
 
 fn options(protocol: &str, tolerance: f64, inputs: Inputs) -> ScoreOptions {
     let p = Protocol::named(protocol).unwrap();
@@ -186,7 +189,9 @@ fn an_input_the_original_fails_decides_nothing_and_is_named() {
     // on seed 2 at 1e-4 is no kill there: the column is left out of the verdict.
     let tau = [("T0_original", 1, Some(0.0)), ("T0_original", 2, Some(5e-4)), ("T0_original", 3, Some(0.0))];
     let mut f = fixture("L1p1_x", &[("a", Family::Arithmetic)], &tau);
-    f.store.put_evaluations(&[cell("a", "T0_original", 1, Some(1e-6)), cell("a", "T0_original", 2, Some(6e-4)), cell("a", "T0_original", 3, Some(1e-6))], f.run).unwrap();
+    f.store
+        .put_evaluations(&[cell("a", "T0_original", 1, Some(1e-6)), cell("a", "T0_original", 2, Some(6e-4)), cell("a", "T0_original", 3, Some(1e-6))], f.run)
+        .unwrap();
     let head = score(&f.store, &[], &options("head", 1e-4, Inputs::Protocol)).unwrap();
     assert_eq!((head.overall.killed, head.overall.survived), (0, 1));
     assert_eq!(head.original_failures.len(), 1);

@@ -12,8 +12,10 @@ use std::time::Duration;
 use kmut_model::{Backend, Class, Mutant, MutantKind, Outcome, SubstrateDescription};
 use rusqlite::{params, Connection, OptionalExtension};
 
+mod ceiling;
 mod schema;
 
+pub use ceiling::{CeilingPoint, CeilingRecord};
 pub use schema::SCHEMA_VERSION;
 
 #[derive(Debug, thiserror::Error)]
@@ -280,7 +282,8 @@ impl Store {
                 "SELECT m.substrate, count(DISTINCT m.id), count(e.mutant) FROM mutants m LEFT JOIN evaluations e ON e.mutant = m.id
                  WHERE m.stale = 1 GROUP BY m.substrate ORDER BY m.substrate",
             )?;
-            let rows = counts.query_map([], |r| Ok(Pruned { substrate: r.get(0)?, mutants: r.get::<_, i64>(1)? as usize, evaluations: r.get::<_, i64>(2)? as usize }))?;
+            let rows = counts
+                .query_map([], |r| Ok(Pruned { substrate: r.get(0)?, mutants: r.get::<_, i64>(1)? as usize, evaluations: r.get::<_, i64>(2)? as usize }))?;
             for row in rows {
                 let row = row?;
                 if substrates.is_empty() || substrates.contains(&row.substrate) {
@@ -582,9 +585,11 @@ impl Store {
         let whole = desc.kernels.join(",");
         let original: Option<(String, Option<String>)> = self
             .conn
-            .query_row("SELECT source_hash, image_hash FROM originals WHERE substrate = ?1 AND target = ?2 AND scope = ?3", params![desc.name, target, whole], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .query_row(
+                "SELECT source_hash, image_hash FROM originals WHERE substrate = ?1 AND target = ?2 AND scope = ?3",
+                params![desc.name, target, whole],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?;
         let original = original.and_then(|(source, image)| match backend {
             Backend::Gpu => image,

@@ -137,4 +137,40 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE baselines ADD COLUMN tau64_ref REAL;
     ALTER TABLE baselines ADD COLUMN tau64_orig REAL;
     ",
+    // 6: the legitimate-variance ceiling (`kmut ceiling`): per (substrate, generator, sizes),
+    // every probed scale and seed with its validity verdict and distances to fp64
+    // (`ceiling_points`), and the search's result (`ceilings`): the largest scale at which every
+    // seed stayed valid and the smallest at which one did not, each NULL where the search never
+    // found one. `image` is the original measured: points of an earlier original are not reused.
+    r"
+    CREATE TABLE ceiling_points (
+        substrate  TEXT NOT NULL REFERENCES substrates(name) ON DELETE CASCADE,
+        target     TEXT NOT NULL,
+        generator  TEXT NOT NULL,
+        sizes      TEXT NOT NULL,
+        scale      REAL NOT NULL,
+        seed       INTEGER NOT NULL,
+        image      TEXT NOT NULL,
+        backend    TEXT NOT NULL,
+        valid      INTEGER NOT NULL,
+        tau64_ref  REAL,
+        tau64_orig REAL,
+        run        INTEGER REFERENCES runs(id),
+        PRIMARY KEY (substrate, target, generator, sizes, scale, seed)
+    );
+    CREATE TABLE ceilings (
+        substrate     TEXT NOT NULL REFERENCES substrates(name) ON DELETE CASCADE,
+        target        TEXT NOT NULL,
+        generator     TEXT NOT NULL,
+        sizes         TEXT NOT NULL,
+        image         TEXT NOT NULL,
+        backend       TEXT NOT NULL,
+        lowest        REAL NOT NULL,
+        highest       REAL NOT NULL,
+        ceiling       REAL,
+        first_invalid REAL,
+        run           INTEGER REFERENCES runs(id),
+        PRIMARY KEY (substrate, target, generator, sizes)
+    );
+    ",
 ];

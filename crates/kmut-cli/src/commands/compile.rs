@@ -154,12 +154,17 @@ pub fn compile_substrates(
 /// Each substrate's mutants of the `chosen` rules, at most `--max-per-rule` of each rule per
 /// substrate and `--sample-per-rule` of each rule over all of them: those with the smallest hash
 /// of their id, so the same options always choose the same mutants, spread over the substrates.
-fn chosen_mutants(generated: Vec<(SubstrateDescription, Vec<Mutant>)>, chosen: &HashSet<&str>, select_: &Selection) -> Vec<(SubstrateDescription, Vec<Mutant>)> {
+fn chosen_mutants(
+    generated: Vec<(SubstrateDescription, Vec<Mutant>)>,
+    chosen: &HashSet<&str>,
+    select_: &Selection,
+) -> Vec<(SubstrateDescription, Vec<Mutant>)> {
     let rank = |m: &Mutant| kmut_compile::sha256_hex(m.id.as_bytes());
     let mut picked: Vec<(SubstrateDescription, Vec<Mutant>)> = generated
         .into_iter()
         .map(|(d, ms)| {
-            let mut ms: Vec<Mutant> = ms.into_iter().filter(|m| chosen.contains(m.rule.as_str())).collect();
+            let mut ms: Vec<Mutant> =
+                ms.into_iter().filter(|m| chosen.contains(m.rule.as_str()) && (select_.mutants.is_empty() || select_.mutants.contains(&m.id))).collect();
             if let Some(k) = select_.max_per_rule {
                 ms.sort_by_cached_key(|m| (m.rule.clone(), rank(m)));
                 let mut per_rule: BTreeMap<String, usize> = BTreeMap::new();

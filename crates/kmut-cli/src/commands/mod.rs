@@ -2,6 +2,7 @@
 
 mod agree;
 mod bench;
+mod ceiling;
 mod compile;
 mod gate;
 mod mutate;
@@ -9,6 +10,7 @@ mod rules;
 mod run;
 mod score;
 mod store;
+mod witness;
 
 use crate::args::{BenchCommand, Cli, Command, StoreCommand};
 use crate::{Environment, ExitStatus};
@@ -20,7 +22,8 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Mutate(args) => mutate::run(&args, env),
         Command::Compile(args) => compile::run(&args, env),
         Command::Run(args) => run::run(&args, env),
-        Command::Witness(args) => run::witness(*args, env),
+        Command::Witness(args) => witness::run(*args, env),
+        Command::Ceiling(args) => ceiling::run(&args, env),
         Command::Score(args) => score::run(&args),
         Command::Agree(args) => agree::run(&args),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),

@@ -15,13 +15,7 @@ use crate::args::RunArgs;
 use crate::commands::compile::{compile_substrates, interrupt_flag, Compiled};
 use crate::{Environment, ExitStatus};
 
-/// `kmut witness`: `kmut run` on the witness search's inputs, stopping each mutant at its first kill.
-pub fn witness(mut args: RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
-    "witness".clone_into(&mut args.suites);
-    args.full_matrix = false;
-    run(&args, env)
-}
-
+#[allow(clippy::too_many_lines)] // the engine's module split (issue 21) takes this apart
 pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     let protocol = Protocol::named(&args.protocol).map_err(anyhow::Error::msg)?;
     let backend = Backend::parse(&args.backend).map_err(anyhow::Error::msg)?;
@@ -56,7 +50,8 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Interrupted);
     }
     let inputs = Inputs::parse(&args.suites).map_err(anyhow::Error::msg)?.on(backend);
-    let Planned { plans, order, notes } = plan(&compiled, gxx.as_ref(), &protocol, inputs, Sampling { seed: args.seed, sample: args.sample }, heavy_ms, &interrupt)?;
+    let Planned { plans, order, notes } =
+        plan(&compiled, gxx.as_ref(), &protocol, inputs, Sampling { seed: args.seed, sample: args.sample }, heavy_ms, &interrupt)?;
     for n in &notes {
         eprintln!("run: {n}");
     }
@@ -115,6 +110,9 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     };
     compiled.store.finish_run(run_id, if summary.interrupted { "interrupted" } else { "done" })?;
     print_summary(&summary);
+    if args.no_score {
+        return Ok(if summary.failures.is_empty() && summary.environment_errors.is_empty() { ExitStatus::Success } else { ExitStatus::Failure });
+    }
     let names: Vec<String> = plans.iter().map(|p| p.name.clone()).collect();
     // A witness search is scored as the protocol's inputs over the witnessed mutants.
     let options = if inputs.is_witness() {
@@ -170,7 +168,7 @@ fn heavy_limit(given: Option<f64>, backend: Backend) -> Option<f64> {
 }
 
 /// Every GPU the driver shows, or an error saying why there is none.
-fn visible_gpus() -> anyhow::Result<Vec<u32>> {
+pub(crate) fn visible_gpus() -> anyhow::Result<Vec<u32>> {
     let n = kmut_cuda::Driver::get()
         .and_then(|d| d.device_count())
         .map_err(|e| anyhow::anyhow!("no GPU is visible ({e}); run on the CPU backend with `kmut run --backend cpu` (small suites)"))?;
@@ -180,7 +178,7 @@ fn visible_gpus() -> anyhow::Result<Vec<u32>> {
 
 /// The run's plan, from kmut-plan: GPU images from the cache (compiled where missing), or the
 /// CPU backend's variants built with g++.
-fn plan(
+pub(crate) fn plan(
     compiled: &Compiled,
     gxx: Option<&kmut_cpu::Compiler>,
     protocol: &Protocol,
@@ -268,7 +266,10 @@ fn print_summary(s: &RunSummary) {
         eprintln!("run: the time budget is spent; the evaluated mutants form a stratified sample");
     }
     if s.environment_retried > 0 {
-        eprintln!("run: {} evaluations or columns failed for the machine's reasons (out of memory, ...) and were retried with the device to themselves", s.environment_retried);
+        eprintln!(
+            "run: {} evaluations or columns failed for the machine's reasons (out of memory, ...) and were retried with the device to themselves",
+            s.environment_retried
+        );
     }
     for f in &s.failures {
         eprintln!("error: {f}");
