@@ -9,6 +9,7 @@
 pub mod engine;
 pub mod memory;
 pub mod plan;
+pub mod protocol;
 mod worker;
 
 pub use engine::{Engine, EngineConfig, Reporter, RunSummary};
