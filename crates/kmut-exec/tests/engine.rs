@@ -435,3 +435,61 @@ fn a_generated_column_past_the_ceiling_is_skipped_for_every_mutant() {
     assert_eq!((again.evaluations, again.decided), (0, 2));
     assert!(!std::fs::read_to_string(&log).unwrap_or_default().contains("1000"), "the invalid column was prepared again");
 }
+
+/// Makes "images" by recording which candidates it was asked for, taking `cost` per round.
+struct Recorder {
+    asked: Vec<String>,
+    rounds: usize,
+    cost: Duration,
+}
+
+impl kmut_exec::RoundImages for Recorder {
+    fn make(&mut self, plans: &[SubstratePlan], round: &[(usize, usize)]) -> Result<usize, String> {
+        std::thread::sleep(self.cost);
+        self.rounds += 1;
+        self.asked.extend(round.iter().map(|&(s, c)| plans[s].candidates[c].id.clone()));
+        Ok(round.len())
+    }
+}
+
+fn run_with_images(store: &mut Store, plans: &[SubstratePlan], cfg: EngineConfig, images: &mut Recorder) -> RunSummary {
+    let interrupt: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+    let reporter = Quiet { stop_after: 0, interrupt, notes: AtomicUsize::new(0) };
+    let run = store.begin_run("test", "13.0", TARGET).unwrap();
+    Engine::new(cfg, plans, store, run, &reporter, interrupt).with_round_images(images).run(&order(plans)).unwrap()
+}
+
+#[test]
+fn a_budget_makes_images_round_by_round_inside_it_and_only_for_mutants_it_evaluates() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let ids: Vec<String> = (0..12).map(|i| format!("{}-{i}", if i % 2 == 0 { "kill" } else { "survive" })).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let plans = vec![setup(&mut store, "L1p1_x", &refs)];
+    // Making the first round's images outlasts the budget: that round is evaluated whole (its
+    // images are paid for), and no other image is made.
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.round = Some(4);
+    cfg.deadline = Some(std::time::Instant::now() + Duration::from_millis(300));
+    let mut images = Recorder { asked: Vec::new(), rounds: 0, cost: Duration::from_millis(600) };
+    let s = run_with_images(&mut store, &plans, cfg, &mut images);
+    assert!(s.budget_spent, "{s:?}");
+    assert_eq!((images.rounds, images.asked.len(), s.images_made), (1, 4, 4));
+    assert!(s.image_time >= Duration::from_millis(600) && s.elapsed >= s.image_time, "{s:?}");
+    let evaluated: std::collections::BTreeSet<String> = store.evaluations("L1p1_x", TARGET).unwrap().into_iter().map(|e| e.mutant).collect();
+    let asked: std::collections::BTreeSet<String> = images.asked.iter().cloned().collect();
+    assert_eq!(evaluated, asked, "every image made was evaluated, and only those");
+    assert_eq!(s.decided, 4);
+    // Resumed without a budget: the settled four are never asked for again, the rest are, once.
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.round = Some(4);
+    let mut again = Recorder { asked: Vec::new(), rounds: 0, cost: Duration::ZERO };
+    let s = run_with_images(&mut store, &plans, cfg, &mut again);
+    assert_eq!(s.decided, 12);
+    let mut asked_again = again.asked.clone();
+    asked_again.sort();
+    asked_again.dedup();
+    assert_eq!(asked_again.len(), 8, "{:?}", again.asked);
+    assert_eq!(again.asked.len(), 8);
+    assert!(again.asked.iter().all(|id| !asked.contains(id)));
+}

@@ -65,13 +65,17 @@ pub fn plan_cpu(compiled: &Compiled<'_>, protocol: &Protocol, inputs: Inputs, sa
     let sampled = order.len();
     order.retain(|at| !equivalent.contains(at));
     if order.len() < sampled {
-        notes.push(format!("{} fast-math mutants are equivalent on the CPU (its intrinsics are the accurate functions) and are not run", sampled - order.len()));
+        notes
+            .push(format!("{} fast-math mutants are equivalent on the CPU (its intrinsics are the accurate functions) and are not run", sampled - order.len()));
     }
     let heavy = known_heavy(compiled, &plans, options.heavy_ms, &mut notes)?;
     order.retain(|(s, _)| !heavy.contains(s));
     // Build only what runs: the originals and the chosen mutants, each distinct source once.
-    let chosen: HashSet<&str> =
-        plans.iter().filter_map(|p| p.original_variant.as_deref()).chain(order.iter().filter_map(|&(s, c)| plans[s].candidates[c].variant.as_deref())).collect();
+    let chosen: HashSet<&str> = plans
+        .iter()
+        .filter_map(|p| p.original_variant.as_deref())
+        .chain(order.iter().filter_map(|&(s, c)| plans[s].candidates[c].variant.as_deref()))
+        .collect();
     let mut wanted: Vec<kmut_cpu::Variant> = Vec::new();
     let mut distinct = HashSet::new();
     for v in variants {
@@ -84,7 +88,12 @@ pub fn plan_cpu(compiled: &Compiled<'_>, protocol: &Protocol, inputs: Inputs, sa
     }
     let built = kmut_cpu::build(options.gxx, &wanted, &options.build)?;
     let cached = built.units.iter().filter(|u| u.cached).count();
-    notes.push(format!("built {} CPU variants ({} libraries, {cached} from the cache `{}`)", built.libraries.len(), built.units.len(), options.build.cache_dir.display()));
+    notes.push(format!(
+        "built {} CPU variants ({} libraries, {cached} from the cache `{}`)",
+        built.libraries.len(),
+        built.units.len(),
+        options.build.cache_dir.display()
+    ));
     for p in &mut plans {
         let name = p.original_variant.clone().expect("set above");
         let library = built
@@ -115,7 +124,7 @@ pub fn plan_cpu(compiled: &Compiled<'_>, protocol: &Protocol, inputs: Inputs, sa
             unbuilt.first().map_or("", String::as_str)
         ));
     }
-    Ok(Planned { plans, order, notes })
+    Ok(Planned { plans, order, notes, deferred: crate::Deferred::default() })
 }
 
 /// Substrates an earlier CPU run of this store measured above the limit (their stored

@@ -118,7 +118,14 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
         std::thread::available_parallelism().map_or(1, usize::from)
     );
     println!("one thread: {:.1} ms per mutant (published NVRTC path: 84 ms; torch extension path: about 200,000 ms)", one * 1e3);
-    let rate = |secs: f64| format!("{:.1} mutants/s, {:.1} ms per mutant of wall time ({:.2}x one thread)", sample.len() as f64 / secs, secs * 1e3 / sample.len() as f64, one * sample.len() as f64 / secs);
+    let rate = |secs: f64| {
+        format!(
+            "{:.1} mutants/s, {:.1} ms per mutant of wall time ({:.2}x one thread)",
+            sample.len() as f64 / secs,
+            secs * 1e3 / sample.len() as f64,
+            one * sample.len() as f64 / secs
+        )
+    };
     println!("{threads} threads of one process: {}", rate(wall));
     println!("{} NVRTC processes (kmut compile's pool): {}", pool.size(), rate(pooled));
     Ok(ExitStatus::Success)

@@ -154,7 +154,11 @@ pub fn compile_substrates(
 /// Each substrate's mutants of the `chosen` rules, at most `--max-per-rule` of each rule per
 /// substrate and `--sample-per-rule` of each rule over all of them: those with the smallest hash
 /// of their id, so the same options always choose the same mutants, spread over the substrates.
-fn chosen_mutants(generated: Vec<(SubstrateDescription, Vec<Mutant>)>, chosen: &HashSet<&str>, select_: &Selection) -> Vec<(SubstrateDescription, Vec<Mutant>)> {
+fn chosen_mutants(
+    generated: Vec<(SubstrateDescription, Vec<Mutant>)>,
+    chosen: &HashSet<&str>,
+    select_: &Selection,
+) -> Vec<(SubstrateDescription, Vec<Mutant>)> {
     let rank = |m: &Mutant| kmut_compile::sha256_hex(m.id.as_bytes());
     let mut picked: Vec<(SubstrateDescription, Vec<Mutant>)> = generated
         .into_iter()
@@ -221,16 +225,6 @@ pub fn worker(args: &crate::args::CompileWorkerArgs, env: &Environment) -> anyho
     let compiler = Compiler::open(&search)?;
     kmut_compile::pool::serve(&compiler)?;
     Ok(ExitStatus::Success)
-}
-
-impl Compiled {
-    /// What compiles further images (a run's missing ones): the pool, or NVRTC here.
-    pub fn service(&self) -> &dyn Compile {
-        match &self.pool {
-            Some(p) => p,
-            None => &self.compiler,
-        }
-    }
 }
 
 /// `threads` NVRTC worker processes (`kmut compile-worker`, loading the NVRTC this process

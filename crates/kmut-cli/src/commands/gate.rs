@@ -1,7 +1,7 @@
 //! `kmut gate`: run every candidate through its worker, print the verdict table, accept.
 
-use std::path::Path;
 use std::collections::VecDeque;
+use std::path::Path;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -140,7 +140,12 @@ fn gate_all(paths: &[std::path::PathBuf], options: &WorkerOptions, jobs: usize, 
                     eprintln!("[{}/{n}] {} {} in {:.1} s", i + 1, path.display(), report.verdict.label(), report.elapsed.as_secs_f64());
                     let retry = report.verdict == Verdict::Error && share < GPU_SHARE - 1e-9;
                     if retry {
-                        eprintln!("[{}/{n}] {}: the machine failed ({}); it runs again with more of the GPU", i + 1, path.display(), environment_detail(&report));
+                        eprintln!(
+                            "[{}/{n}] {}: the machine failed ({}); it runs again with more of the GPU",
+                            i + 1,
+                            path.display(),
+                            environment_detail(&report)
+                        );
                     }
                     {
                         let mut p = pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

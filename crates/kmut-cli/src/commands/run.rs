@@ -23,6 +23,8 @@ pub fn witness(mut args: RunArgs, env: &Environment) -> anyhow::Result<ExitStatu
 }
 
 pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    // A budget counts from here: compiling and planning are spent inside it.
+    let started = Instant::now();
     let protocol = Protocol::named(&args.protocol).map_err(anyhow::Error::msg)?;
     let backend = Backend::parse(&args.backend).map_err(anyhow::Error::msg)?;
     let budget = args.budget.as_deref().map(parse_duration).transpose()?;
@@ -56,7 +58,10 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Interrupted);
     }
     let inputs = Inputs::parse(&args.suites).map_err(anyhow::Error::msg)?.on(backend);
-    let Planned { plans, order, notes } = plan(&compiled, gxx.as_ref(), &protocol, inputs, Sampling { seed: args.seed, sample: args.sample }, heavy_ms, &interrupt)?;
+    // Under a budget the mutants' GPU images are compiled round by round, only for what runs.
+    let defer = budget.is_some();
+    let Planned { plans, order, notes, deferred } =
+        plan(&compiled, gxx.as_ref(), &protocol, inputs, Sampling { seed: args.seed, sample: args.sample }, heavy_ms, defer, &interrupt)?;
     for n in &notes {
         eprintln!("run: {n}");
     }
@@ -85,7 +90,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         prep_timeout: Duration::from_secs_f64(args.prep_timeout),
         // A first round big enough to keep every worker busy; later ones are sized to the time left.
         round: budget.map(|_| (64 * devices.len() * workers).max(4 * plans.len())),
-        deadline: budget.map(|b| Instant::now() + b),
+        deadline: budget.map(|b| started + b),
         target: backend.evaluation_target(&compiled.target),
         max_original_ms: heavy_ms,
         // A light substrate prepares a small column in a few seconds (loading it, drawing the
@@ -98,7 +103,17 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     announce(args, backend, inputs, &plans, order.len(), devices.len(), workers, &log);
     let run_id = compiled.store.begin_run(&format!("run --protocol {}", protocol.name), "", &compiled.target)?;
     let reporter = RunProgress::new();
-    let outcome = Engine::new(config, &plans, &mut compiled.store, run_id, &reporter, &interrupt).run(&order);
+    let mut rounds = if deferred.is_empty() {
+        None
+    } else {
+        let images = images_of(compiled.cache.as_ref(), &compiled.compiler, compiled.pool.as_ref(), &compiled.options, true)?;
+        Some(kmut_plan::RoundCompiler { images, target: &compiled.target, deferred })
+    };
+    let mut engine = Engine::new(config, &plans, &mut compiled.store, run_id, &reporter, &interrupt);
+    if let Some(r) = rounds.as_mut() {
+        engine = engine.with_round_images(r);
+    }
+    let outcome = engine.run(&order);
     reporter.finish();
     if own_scratch {
         let _ = std::fs::remove_dir_all(&scratch);
@@ -178,8 +193,32 @@ fn visible_gpus() -> anyhow::Result<Vec<u32>> {
     Ok((0..n as u32).collect())
 }
 
-/// The run's plan, from kmut-plan: GPU images from the cache (compiled where missing), or the
-/// CPU backend's variants built with g++.
+/// Where a GPU run's images come from: the cache, filled by the compile pool where missing;
+/// with `defer_mutants` the mutants' are left for a `RoundCompiler`.
+fn gpu_images(compiled: &Compiled, defer_mutants: bool) -> anyhow::Result<kmut_plan::GpuImages<'_>> {
+    images_of(compiled.cache.as_ref(), &compiled.compiler, compiled.pool.as_ref(), &compiled.options, defer_mutants)
+}
+
+/// `gpu_images` from the parts of `Compiled` it borrows (the store stays free for the engine).
+fn images_of<'c>(
+    cache: Option<&'c kmut_compile::ImageCache>,
+    compiler: &'c kmut_nvrtc::Compiler,
+    pool: Option<&'c kmut_compile::ProcessPool>,
+    options: &'c kmut_nvrtc::Options,
+    defer_mutants: bool,
+) -> anyhow::Result<kmut_plan::GpuImages<'c>> {
+    let cache = cache.context("a run needs the image cache")?;
+    let service: &dyn kmut_compile::Compile = match pool {
+        Some(p) => p,
+        None => compiler,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    Ok(kmut_plan::GpuImages { cache, compiler, service, options, threads, defer_mutants })
+}
+
+/// The run's plan, from kmut-plan: GPU images from the cache (compiled where missing, or with
+/// `defer` only the originals'), or the CPU backend's variants built with g++.
+#[allow(clippy::too_many_arguments)] // the run's choices, each from a different flag
 fn plan(
     compiled: &Compiled,
     gxx: Option<&kmut_cpu::Compiler>,
@@ -187,16 +226,13 @@ fn plan(
     inputs: Inputs,
     sampling: Sampling,
     heavy_ms: Option<f64>,
+    defer: bool,
     interrupt: &std::sync::atomic::AtomicBool,
 ) -> anyhow::Result<Planned> {
     let view = kmut_plan::Compiled { store: &compiled.store, target: &compiled.target, substrates: &compiled.substrates };
     let cache = compiled.cache.as_ref().context("a run needs the image cache")?;
     Ok(match gxx {
-        None => {
-            let threads = std::thread::available_parallelism().map_or(1, usize::from);
-            let images = kmut_plan::GpuImages { cache, compiler: &compiled.compiler, service: compiled.service(), options: &compiled.options, threads };
-            kmut_plan::plan_gpu(&view, &images, protocol, inputs, sampling)?
-        }
+        None => kmut_plan::plan_gpu(&view, &gpu_images(compiled, defer)?, protocol, inputs, sampling)?,
         Some(gxx) => {
             let build = kmut_cpu::BuildOptions { cache_dir: cache.dir().join("cpu"), ..kmut_cpu::BuildOptions::default() };
             eprintln!("run: building the CPU variants of the sampled mutants with g++ ({} at once) in `{}`", build.jobs, build.cache_dir.display());
@@ -268,7 +304,10 @@ fn print_summary(s: &RunSummary) {
         eprintln!("run: the time budget is spent; the evaluated mutants form a stratified sample");
     }
     if s.environment_retried > 0 {
-        eprintln!("run: {} evaluations or columns failed for the machine's reasons (out of memory, ...) and were retried with the device to themselves", s.environment_retried);
+        eprintln!(
+            "run: {} evaluations or columns failed for the machine's reasons (out of memory, ...) and were retried with the device to themselves",
+            s.environment_retried
+        );
     }
     for f in &s.failures {
         eprintln!("error: {f}");

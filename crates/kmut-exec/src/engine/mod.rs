@@ -43,6 +43,7 @@ use crate::memory::Ledger;
 use crate::plan::SubstratePlan;
 use crate::worker::{Heard, Said};
 use crate::ExecError;
+use crate::RoundImages;
 use pool::{Owner, Slot, SlotState, Spare};
 use rounds::{MutantState, Unit, UnitKey};
 
@@ -124,6 +125,10 @@ pub struct RunSummary {
     pub respawns: usize,
     /// Of those, replaced at once by a ready spare.
     pub spares_used: usize,
+    /// Images made round by round (`Engine::with_round_images`), and the time it took: inside
+    /// the run's elapsed time and its budget.
+    pub images_made: usize,
+    pub image_time: Duration,
     pub kernel_ms: f64,
     pub wall_ms: f64,
     pub elapsed: Duration,
@@ -188,6 +193,8 @@ pub struct Engine<'a> {
     alone: HashSet<UnitKey>,
     /// Generated columns the validity gate refused: nothing runs on them.
     invalid: HashSet<UnitKey>,
+    /// Makes each round's images when it starts; `None`: the plan made them all.
+    images: Option<&'a mut dyn RoundImages>,
 }
 
 impl<'a> Engine<'a> {
@@ -233,7 +240,17 @@ impl<'a> Engine<'a> {
             env_failed_preps: HashMap::new(),
             alone: HashSet::new(),
             invalid: HashSet::new(),
+            images: None,
         }
+    }
+
+    /// Make each round's images when the round starts (a budgeted run's plan compiles none of
+    /// the mutants'): the time goes into the budget, and a mutant the budget leaves out is
+    /// never compiled.
+    #[must_use]
+    pub fn with_round_images(mut self, images: &'a mut dyn RoundImages) -> Engine<'a> {
+        self.images = Some(images);
+        self
     }
 
     /// Run `order` (positions `(substrate, candidate)` in the order mutants are taken) to the
@@ -244,9 +261,14 @@ impl<'a> Engine<'a> {
         self.summary.total = order.len();
         self.summary.resumed = order.iter().map(|&(s, c)| self.states[s][c].evaluated.len()).sum();
         let mut taken = self.config.round.unwrap_or(order.len()).clamp(1, order.len().max(1)).min(order.len());
-        self.start_round(&order[..taken]);
+        // Workers start (an interpreter, torch, a CUDA context) while the first round's images
+        // are made.
         self.start_workers()?;
+        let mut result = self.start_round(&order[..taken]);
         let result = loop {
+            if result.is_err() {
+                break result;
+            }
             if self.interrupt.load(Ordering::Relaxed) {
                 self.summary.interrupted = true;
                 break Ok(());
@@ -260,7 +282,7 @@ impl<'a> Engine<'a> {
                     break Ok(());
                 }
                 let size = self.next_round_size(taken, order.len() - taken);
-                self.start_round(&order[taken..taken + size]);
+                result = self.start_round(&order[taken..taken + size]);
                 taken += size;
                 continue;
             }

@@ -83,7 +83,9 @@ impl Engine<'_> {
         fit.max(first / 2).max(1).min(left)
     }
 
-    pub(super) fn start_round(&mut self, round: &[(usize, usize)]) {
+    /// Take `round` (a slice of the order): make the images of its mutants that still need an
+    /// evaluation, then open their units.
+    pub(super) fn start_round(&mut self, round: &[(usize, usize)]) -> Result<(), ExecError> {
         for members in &mut self.round_members {
             members.clear();
         }
@@ -91,6 +93,14 @@ impl Engine<'_> {
             if self.failed[sub].is_none() {
                 self.round_members[sub].push(cand);
             }
+        }
+        // Only what this round will evaluate: not a mutant settled by stored evaluations.
+        let wanted: Vec<(usize, usize)> = round.iter().copied().filter(|&(s, c)| self.failed[s].is_none() && !self.decided(s, c)).collect();
+        if let Some(images) = self.images.as_deref_mut().filter(|_| !wanted.is_empty()) {
+            let start = Instant::now();
+            let made = images.make(self.plans, &wanted).map_err(ExecError::Images)?;
+            self.summary.images_made += made;
+            self.summary.image_time += start.elapsed();
         }
         for sub in 0..self.plans.len() {
             if self.config.first_kill {
@@ -101,6 +111,7 @@ impl Engine<'_> {
                 }
             }
         }
+        Ok(())
     }
 
     /// Open column `col` (or the next one with work) of `sub` for the round's mutants that need it.
