@@ -118,7 +118,7 @@ pub fn plan_gpu(compiled: &Compiled<'_>, images: &GpuImages<'_>, protocol: &Prot
     for ((p, original_source), (desc, _)) in plans.iter_mut().zip(&originals).zip(compiled.substrates) {
         p.symbols = symbols(images, &p.original_image, original_source, &desc.kernels)?;
     }
-    Ok(Planned { plans, order, notes, deferred })
+    Ok(Planned { plans, order, notes, made: compiled_now, deferred })
 }
 
 /// Each kernel's symbol in the original image: its own name for `extern "C"` kernels, read

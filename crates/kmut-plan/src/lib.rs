@@ -73,6 +73,8 @@ pub struct Planned {
     pub plans: Vec<SubstratePlan>,
     pub order: Order,
     pub notes: Vec<String>,
+    /// Images compiled (GPU) or built (CPU) by planning, not found in the cache.
+    pub made: usize,
     /// GPU images left to compile round by round (`GpuImages::defer_mutants`); empty otherwise.
     pub deferred: Deferred,
 }
