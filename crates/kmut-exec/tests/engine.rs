@@ -493,3 +493,45 @@ fn a_budget_makes_images_round_by_round_inside_it_and_only_for_mutants_it_evalua
     assert_eq!(again.asked.len(), 8);
     assert!(again.asked.iter().all(|id| !asked.contains(id)));
 }
+
+#[test]
+fn a_lost_device_s_work_is_rerun_on_the_other_and_nothing_is_lost_or_stored_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let ids = |sub: &str| -> Vec<String> { (0..16).map(|i| format!("{}-{sub}{i}", ["kill", "survive", "late", "crash"][i % 4])).collect() };
+    let (x, y) = (ids("x"), ids("y"));
+    let (xs, ys): (Vec<&str>, Vec<&str>) = (x.iter().map(String::as_str).collect(), y.iter().map(String::as_str).collect());
+    let plans = vec![setup(&mut store, "L1p1_x", &xs), setup(&mut store, "L1p2_y", &ys)];
+    let mut cfg = config(dir.path(), false, 1);
+    cfg.devices = vec![0, 1];
+    cfg.spares_per_device = 0;
+    let log = dir.path().join("sent.log");
+    cfg.worker_command.extend([
+        "--lose-device".into(),
+        "1".into(),
+        "--state".into(),
+        state.display().to_string(),
+        "--delay".into(),
+        "0.02".into(),
+        "--log".into(),
+        log.display().to_string(),
+    ]);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert!(state.join("device-lost").exists(), "device 1 took work and was lost");
+    // Every cell once, on the healthy device: nothing lost, nothing stored twice, no verdict
+    // from the lost device.
+    let cells = 2 * x.len() * 3;
+    assert_eq!(s.evaluations, cells, "{s:?}");
+    assert_eq!((s.decided, s.total), (2 * x.len(), 2 * x.len()));
+    for name in ["L1p1_x", "L1p2_y"] {
+        let evals = store.evaluations(name, TARGET).unwrap();
+        let distinct: std::collections::BTreeSet<(String, u64)> = evals.iter().map(|e| (e.mutant.clone(), e.seed)).collect();
+        assert_eq!((evals.len(), distinct.len()), (x.len() * 3, x.len() * 3), "{name}");
+    }
+    assert!(s.environment_errors.is_empty() && s.failures.is_empty(), "{s:?}");
+    assert!(s.environment_retried >= 1, "the lost evaluation was made again: {s:?}");
+    let sent = std::fs::read_to_string(log).unwrap();
+    assert!(sent.lines().filter(|l| l.contains("\"op\":\"eval\"")).count() >= cells, "every cell was sent to a worker");
+}
