@@ -105,7 +105,8 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
                 if c.worker_flags.is_empty() { String::new() } else { format!(", worker {}", c.worker_flags.join(" ")) }
             );
             let setting = Setting { backend, protocol: &protocol, inputs, devices: &c.devices, workers: c.workers_per_device, heavy_ms };
-            figures.push(measure(run, env, &mut compiled, &setting, &c, sampling, machines.gxx.as_ref(), &dir)?);
+            figures.push(measure(run, env, &mut compiled, &setting, &c, sampling, machines.gxx.as_ref(), &dir, &interrupt)?);
+            anyhow::ensure!(!interrupt.load(std::sync::atomic::Ordering::Relaxed), "interrupted");
         }
         Ok(figures)
     })();
@@ -132,6 +133,7 @@ fn measure(
     sampling: Sampling,
     gxx: Option<&kmut_cpu::Compiler>,
     dir: &Path,
+    interrupt: &std::sync::atomic::AtomicBool,
 ) -> anyhow::Result<Figures> {
     let cold = ImageCache::new(dir.join(format!("cache-{}", c.name)));
     let started = Instant::now();
@@ -167,13 +169,12 @@ fn measure(
     config.round = Some(first_round(setting.devices, setting.workers, plans.len()));
     let run_id = compiled.store.begin_run(&format!("bench run {}", c.name), "", &compiled.target)?;
     let reporter = RunProgress::new();
-    let interrupt = interrupt_flag();
     let busy = (setting.backend == Backend::Gpu).then(|| BusySampler::start(setting.devices)).flatten();
     let mut rounds = (!deferred.is_empty())
         .then(|| images_of(Some(&cold), &compiled.compiler, compiled.pool.as_ref(), &compiled.options, true))
         .transpose()?
         .map(|images| kmut_plan::RoundCompiler { images, target: &compiled.target, deferred });
-    let mut engine = Engine::new(config, &plans, &mut compiled.store, run_id, &reporter, &interrupt);
+    let mut engine = Engine::new(config, &plans, &mut compiled.store, run_id, &reporter, interrupt);
     if let Some(r) = rounds.as_mut() {
         engine = engine.with_round_images(r);
     }
