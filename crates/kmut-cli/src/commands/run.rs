@@ -343,6 +343,9 @@ fn print_summary(s: &RunSummary) {
         s.total,
         if s.backend.is_empty() { "no backend" } else { &s.backend }
     );
+    if s.images_made > 0 {
+        eprintln!("run: {} images compiled round by round, only for the mutants evaluated, in {:.1} s of the run", s.images_made, s.image_time.as_secs_f64());
+    }
     for a in &s.set_aside {
         eprintln!("run: {a}; run it on a GPU");
     }
