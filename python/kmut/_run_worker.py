@@ -635,6 +635,20 @@ def serve(worker: Worker, stream: Any) -> int:
     return 0
 
 
+# --- Throughput levers (kmut bench run compares them) ------------------------------------------
+
+
+def add_throughput_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--compare", choices=("fast", "fp64"), default="fast",
+                        help="fast: compare.py's float32 first pass (the same figures); fp64: every element in float64")
+
+
+def apply_throughput_options(args: argparse.Namespace) -> None:
+    from . import compare as compare_module  # noqa: PLC0415 - the module, for its mode switch
+
+    compare_module.set_mode(args.compare)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kmut._run_worker", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -643,7 +657,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="cpu: kmut's CPU backend (libraries built by `kmut run --backend cpu`)")
     parser.add_argument("--scratch", type=Path, default=None, help="folder shared by workers for drawn inputs")
     parser.add_argument("--scratch-gb", type=float, default=32.0, help="most input bytes to keep in --scratch")
+    add_throughput_options(parser)
     args = parser.parse_args(argv)
+    apply_throughput_options(args)
     if args.scratch is not None:
         args.scratch.mkdir(parents=True, exist_ok=True)
     try:

@@ -501,6 +501,27 @@ pub enum BenchCommand {
     /// Time compiling mutants with NVRTC, without the cache: ms per mutant on one thread, then
     /// throughput on N threads of one process and on a pool of N NVRTC processes.
     Compile(BenchCompileArgs),
+    /// Evaluate one fixed stratified sample twice, under a baseline configuration and under
+    /// the given one, each in a fresh store with a cold image cache; print their throughput
+    /// side by side (evaluations/s, mutants settled/s, wall over kernel time, GPU busy, compile
+    /// images/s, worker replacements).
+    Run(Box<BenchRunArgs>),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchRunArgs {
+    /// What the given configuration is compared with: `previous` (the settings before the
+    /// throughput work: 2 workers per GPU, float64-only comparison) or `one-gpu` (the same
+    /// settings on the first GPU only).
+    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu"], value_name = "WHICH")]
+    pub baseline: String,
+    /// Print the figures as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Every `kmut run` option; `--sample` defaults to 300 here, and `--store` and `--budget`
+    /// are refused (the benchmark uses its own temporary stores and runs the whole sample).
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Debug, clap::Args)]

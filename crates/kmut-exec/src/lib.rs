@@ -7,11 +7,14 @@
 //! arrives, so a killed run resumes without losing or repeating an evaluation.
 
 pub mod engine;
+mod images;
 pub mod memory;
 pub mod plan;
+pub mod protocol;
 pub mod worker;
 
 pub use engine::{Engine, EngineConfig, Reporter, RunSummary};
+pub use images::RoundImages;
 pub use plan::{stratified_order, Candidate, SubstratePlan};
 
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +27,8 @@ pub enum ExecError {
         #[source]
         source: std::io::Error,
     },
+    #[error("could not make the images of a round: {0}")]
+    Images(String),
     #[error("no worker could start: {0}")]
     NoWorker(String),
 }

@@ -7,14 +7,13 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Sender;
 
-use serde_json::Value;
-
+use crate::protocol::{Event, Request};
 use crate::ExecError;
 
 /// What a worker said, or that it is gone.
 #[derive(Debug)]
 pub enum Said {
-    Line(Value),
+    Line(Event),
     /// Its stdout closed: it exited or was killed.
     Gone,
 }
@@ -52,9 +51,8 @@ impl WorkerProcess {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                // A line that is not JSON is the worker's bug; show it rather than drop it.
-                let value = serde_json::from_str(&line).unwrap_or_else(|_| serde_json::json!({"event": "noise", "line": line}));
-                if events.send(Heard { worker, said: Said::Line(value) }).is_err() {
+                // A line that is not an event is the worker's bug; `Noise` shows it rather than drop it.
+                if events.send(Heard { worker, said: Said::Line(Event::parse(&line)) }).is_err() {
                     return;
                 }
             }
@@ -65,8 +63,8 @@ impl WorkerProcess {
 
     /// Send one request line. A worker that has died cannot be written to; its `Gone` event is
     /// already on its way, so the error is not reported here.
-    pub fn send(&mut self, request: &Value) -> bool {
-        writeln!(self.stdin, "{request}").and_then(|()| self.stdin.flush()).is_ok()
+    pub fn send(&mut self, request: &Request<'_>) -> bool {
+        writeln!(self.stdin, "{}", request.line()).and_then(|()| self.stdin.flush()).is_ok()
     }
 
     /// Kill it now (SIGKILL: a kernel that hangs ignores anything gentler) and reap it.
@@ -90,7 +88,7 @@ impl WorkerProcess {
 
     /// Ask it to quit, then make sure it is gone.
     pub fn quit(mut self) {
-        let _ = self.send(&serde_json::json!({"op": "quit"}));
+        let _ = self.send(&Request::Quit);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         while std::time::Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {

@@ -435,3 +435,103 @@ fn a_generated_column_past_the_ceiling_is_skipped_for_every_mutant() {
     assert_eq!((again.evaluations, again.decided), (0, 2));
     assert!(!std::fs::read_to_string(&log).unwrap_or_default().contains("1000"), "the invalid column was prepared again");
 }
+
+/// Makes "images" by recording which candidates it was asked for, taking `cost` per round.
+struct Recorder {
+    asked: Vec<String>,
+    rounds: usize,
+    cost: Duration,
+}
+
+impl kmut_exec::RoundImages for Recorder {
+    fn make(&mut self, plans: &[SubstratePlan], round: &[(usize, usize)]) -> Result<usize, String> {
+        std::thread::sleep(self.cost);
+        self.rounds += 1;
+        self.asked.extend(round.iter().map(|&(s, c)| plans[s].candidates[c].id.clone()));
+        Ok(round.len())
+    }
+}
+
+fn run_with_images(store: &mut Store, plans: &[SubstratePlan], cfg: EngineConfig, images: &mut Recorder) -> RunSummary {
+    let interrupt: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
+    let reporter = Quiet { stop_after: 0, interrupt, notes: AtomicUsize::new(0) };
+    let run = store.begin_run("test", "13.0", TARGET).unwrap();
+    Engine::new(cfg, plans, store, run, &reporter, interrupt).with_round_images(images).run(&order(plans)).unwrap()
+}
+
+#[test]
+fn a_budget_makes_images_round_by_round_inside_it_and_only_for_mutants_it_evaluates() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let ids: Vec<String> = (0..12).map(|i| format!("{}-{i}", if i % 2 == 0 { "kill" } else { "survive" })).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let plans = vec![setup(&mut store, "L1p1_x", &refs)];
+    // Making the first round's images outlasts the budget: that round is evaluated whole (its
+    // images are paid for), and no other image is made.
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.round = Some(4);
+    cfg.deadline = Some(std::time::Instant::now() + Duration::from_millis(300));
+    let mut images = Recorder { asked: Vec::new(), rounds: 0, cost: Duration::from_millis(600) };
+    let s = run_with_images(&mut store, &plans, cfg, &mut images);
+    assert!(s.budget_spent, "{s:?}");
+    assert_eq!((images.rounds, images.asked.len(), s.images_made), (1, 4, 4));
+    assert!(s.image_time >= Duration::from_millis(600) && s.elapsed >= s.image_time, "{s:?}");
+    let evaluated: std::collections::BTreeSet<String> = store.evaluations("L1p1_x", TARGET).unwrap().into_iter().map(|e| e.mutant).collect();
+    let asked: std::collections::BTreeSet<String> = images.asked.iter().cloned().collect();
+    assert_eq!(evaluated, asked, "every image made was evaluated, and only those");
+    assert_eq!(s.decided, 4);
+    // Resumed without a budget: the settled four are never asked for again, the rest are, once.
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.round = Some(4);
+    let mut again = Recorder { asked: Vec::new(), rounds: 0, cost: Duration::ZERO };
+    let s = run_with_images(&mut store, &plans, cfg, &mut again);
+    assert_eq!(s.decided, 12);
+    let mut asked_again = again.asked.clone();
+    asked_again.sort();
+    asked_again.dedup();
+    assert_eq!(asked_again.len(), 8, "{:?}", again.asked);
+    assert_eq!(again.asked.len(), 8);
+    assert!(again.asked.iter().all(|id| !asked.contains(id)));
+}
+
+#[test]
+fn a_lost_device_s_work_is_rerun_on_the_other_and_nothing_is_lost_or_stored_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let ids = |sub: &str| -> Vec<String> { (0..16).map(|i| format!("{}-{sub}{i}", ["kill", "survive", "late", "crash"][i % 4])).collect() };
+    let (x, y) = (ids("x"), ids("y"));
+    let (xs, ys): (Vec<&str>, Vec<&str>) = (x.iter().map(String::as_str).collect(), y.iter().map(String::as_str).collect());
+    let plans = vec![setup(&mut store, "L1p1_x", &xs), setup(&mut store, "L1p2_y", &ys)];
+    let mut cfg = config(dir.path(), false, 1);
+    cfg.devices = vec![0, 1];
+    cfg.spares_per_device = 0;
+    let log = dir.path().join("sent.log");
+    cfg.worker_command.extend([
+        "--lose-device".into(),
+        "1".into(),
+        "--state".into(),
+        state.display().to_string(),
+        "--delay".into(),
+        "0.02".into(),
+        "--log".into(),
+        log.display().to_string(),
+    ]);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert!(state.join("device-lost").exists(), "device 1 took work and was lost");
+    // Every cell once, on the healthy device: nothing lost, nothing stored twice, no verdict
+    // from the lost device.
+    let cells = 2 * x.len() * 3;
+    assert_eq!(s.evaluations, cells, "{s:?}");
+    assert_eq!((s.decided, s.total), (2 * x.len(), 2 * x.len()));
+    for name in ["L1p1_x", "L1p2_y"] {
+        let evals = store.evaluations(name, TARGET).unwrap();
+        let distinct: std::collections::BTreeSet<(String, u64)> = evals.iter().map(|e| (e.mutant.clone(), e.seed)).collect();
+        assert_eq!((evals.len(), distinct.len()), (x.len() * 3, x.len() * 3), "{name}");
+    }
+    assert!(s.environment_errors.is_empty() && s.failures.is_empty(), "{s:?}");
+    assert!(s.environment_retried >= 1, "the lost evaluation was made again: {s:?}");
+    let sent = std::fs::read_to_string(log).unwrap();
+    assert!(sent.lines().filter(|l| l.contains("\"op\":\"eval\"")).count() >= cells, "every cell was sent to a worker");
+}

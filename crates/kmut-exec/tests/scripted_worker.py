@@ -27,6 +27,7 @@ preparing each column the first time any worker tries it (with --state). The dev
 `{"op": "release"}` drops the column. Options:
   --log PATH     append every request line to PATH (tests count what was sent)
   --delay S      sleep S seconds per evaluation (tests interrupt a run midway)
+  --lose-device N  (with --state) device N is lost at its first evaluation, as a GPU falling off the bus
   --device, --scratch, --backend   accepted and ignored (the engine passes them)
 """
 
@@ -47,6 +48,9 @@ parser.add_argument("--holdings", help="append '<time> <pid> hold <substrate>|dr
 parser.add_argument("--device")
 parser.add_argument("--scratch")
 parser.add_argument("--backend")
+parser.add_argument("--lose-device", type=int,
+                    help="this device is lost at its first evaluation (answered as the machine's failure, "
+                         "with --state), and no worker starts on it afterwards")
 args = parser.parse_args()
 log = args.log
 
@@ -76,7 +80,14 @@ def emit(event, **data):
 TOTAL = 100 << 30
 
 
+def device_lost():
+    return args.lose_device is not None and args.device == str(args.lose_device)
+
+
 def main():
+    if device_lost() and args.state and os.path.exists(os.path.join(args.state, "device-lost")):
+        print("scripted: the device is lost (CUDA_ERROR_DEVICE_UNAVAILABLE)", file=sys.stderr)
+        return 1
     emit("ready", pid=os.getpid(), device="cuda:0", name="Scripted GPU", memory_total=TOTAL)
     column = None
     for line in sys.stdin:
@@ -118,6 +129,10 @@ def main():
         kind = mid.split("-")[0]
         emit("begin", eval=req["eval"])
         time.sleep(args.delay)
+        if device_lost():
+            first_time("device-lost")
+            emit("result", eval=req["eval"], mutant=mid, environment="scripted: the device fell off the bus", wall_ms=1.0)
+            return 1
         base = {"eval": req["eval"], "mutant": mid, "kernel_ms": 1.0, "wall_ms": 3.0, "shape_ok": True, "nonfinite": False,
                 "canary": False, "inputs_restored": False}
         if kind == "hang":

@@ -124,7 +124,7 @@ pub fn plan_cpu(compiled: &Compiled<'_>, protocol: &Protocol, inputs: Inputs, sa
             unbuilt.first().map_or("", String::as_str)
         ));
     }
-    Ok(Planned { plans, order, notes })
+    Ok(Planned { plans, order, notes, made: built.units.len() - cached, deferred: crate::Deferred::default() })
 }
 
 /// Substrates an earlier CPU run of this store measured above the limit (their stored

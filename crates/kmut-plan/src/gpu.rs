@@ -1,6 +1,6 @@
 //! A GPU run's plan: CUBIN images from the content-addressed cache.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use kmut_compile::{source_key, Compile, ImageCache, Scopes};
@@ -20,11 +20,49 @@ pub struct GpuImages<'a> {
     pub service: &'a dyn Compile,
     pub options: &'a Options,
     pub threads: usize,
+    /// Compile only the originals now and leave the mutants' images to [`RoundCompiler`],
+    /// round by round: a budgeted run compiles only what it is about to run.
+    pub defer_mutants: bool,
+}
+
+/// The image sources a deferred plan did not compile, by `(substrate, candidate)`.
+#[derive(Debug, Clone, Default)]
+pub struct Deferred {
+    sources: HashMap<(usize, usize), String>,
+}
+
+impl Deferred {
+    pub fn len(&self) -> usize {
+        self.sources.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sources.is_empty()
+    }
+}
+
+/// Compiles a round's missing mutant images into the cache when the engine starts the round
+/// (`kmut_exec::RoundImages`).
+pub struct RoundCompiler<'a> {
+    pub images: GpuImages<'a>,
+    pub target: &'a str,
+    pub deferred: Deferred,
+}
+
+impl kmut_exec::RoundImages for RoundCompiler<'_> {
+    fn make(&mut self, _plans: &[kmut_exec::SubstratePlan], round: &[(usize, usize)]) -> Result<usize, String> {
+        // Each source leaves the list once asked for: a later round never compiles it again.
+        let wanted: Vec<String> = round.iter().filter_map(|k| self.deferred.sources.remove(k)).collect();
+        let refs: Vec<&str> = wanted.iter().map(String::as_str).collect();
+        self.images.cache.fill(self.images.service, self.images.options, self.target, &refs, self.images.threads).map_err(|e| e.to_string())
+    }
 }
 
 /// Plan a GPU run: each substrate's `inputs` columns under `protocol`, its original image and
 /// its live candidates. Only the originals' and the sampled mutants' images are compiled
-/// where the cache lacks them; a mutant outside the sample needs no image.
+/// where the cache lacks them; a mutant outside the sample needs no image. With
+/// `defer_mutants` only the originals' are, and the mutants' sources are left in
+/// `Planned::deferred` for a [`RoundCompiler`].
 pub fn plan_gpu(compiled: &Compiled<'_>, images: &GpuImages<'_>, protocol: &Protocol, inputs: Inputs, sampling: Sampling) -> Result<Planned, PlanError> {
     let mut plans = Vec::new();
     let mut originals = Vec::new();
@@ -66,7 +104,12 @@ pub fn plan_gpu(compiled: &Compiled<'_>, images: &GpuImages<'_>, protocol: &Prot
     }
     let order = order(&plans, sampling);
     let mut wanted: Vec<&str> = originals.iter().map(String::as_str).collect();
-    wanted.extend(order.iter().filter_map(|&(s, c)| candidate_sources[s][c].as_deref()));
+    let mut deferred = Deferred::default();
+    if images.defer_mutants {
+        deferred.sources = order.iter().filter_map(|&(s, c)| Some(((s, c), candidate_sources[s][c].clone()?))).collect();
+    } else {
+        wanted.extend(order.iter().filter_map(|&(s, c)| candidate_sources[s][c].as_deref()));
+    }
     let compiled_now = images.cache.fill(images.service, images.options, compiled.target, &wanted, images.threads)?;
     let mut notes = Vec::new();
     if compiled_now > 0 {
@@ -75,7 +118,7 @@ pub fn plan_gpu(compiled: &Compiled<'_>, images: &GpuImages<'_>, protocol: &Prot
     for ((p, original_source), (desc, _)) in plans.iter_mut().zip(&originals).zip(compiled.substrates) {
         p.symbols = symbols(images, &p.original_image, original_source, &desc.kernels)?;
     }
-    Ok(Planned { plans, order, notes })
+    Ok(Planned { plans, order, notes, made: compiled_now, deferred })
 }
 
 /// Each kernel's symbol in the original image: its own name for `extern "C"` kernels, read

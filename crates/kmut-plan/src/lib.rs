@@ -22,7 +22,7 @@ use kmut_model::{Class, Mutant, SubstrateDescription};
 use kmut_store::Store;
 
 pub use cpu::{plan_cpu, CpuPlanOptions};
-pub use gpu::{plan_gpu, GpuImages};
+pub use gpu::{plan_gpu, Deferred, GpuImages, RoundCompiler};
 pub use order::{order, Order};
 
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +73,10 @@ pub struct Planned {
     pub plans: Vec<SubstratePlan>,
     pub order: Order,
     pub notes: Vec<String>,
+    /// Images compiled (GPU) or built (CPU) by planning, not found in the cache.
+    pub made: usize,
+    /// GPU images left to compile round by round (`GpuImages::defer_mutants`); empty otherwise.
+    pub deferred: Deferred,
 }
 
 /// The live mutants among `mutants`, by the compile classes stored for `target`.

@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 use kmut_compile::{CompileStage, ImageCache, Reporter};
 use kmut_model::{Backend, Class, Family, Inputs, Mutant, Protocol, SubstrateDescription, SuiteDescription};
 use kmut_nvrtc::{Compiler, NvrtcSearch, Options};
-use kmut_plan::{plan_cpu, plan_gpu, Compiled, CpuPlanOptions, GpuImages, Sampling};
+use kmut_plan::{plan_cpu, plan_gpu, Compiled, CpuPlanOptions, GpuImages, RoundCompiler, Sampling};
 use kmut_store::{Baseline, Store};
 
 const SOURCE: &str = r#"extern "C" __global__ void k(const float* x, float* out, int n) {
@@ -84,7 +84,7 @@ fn a_gpu_plan_takes_the_live_mutants_labelled_by_their_current_images_and_compil
     let view = Compiled { store: &f.store, target: &f.target, substrates: &f.substrates };
     // An empty cache: the plan must compile what it runs, and only that.
     let empty = ImageCache::new(f.dir.path().join("empty"));
-    let images = GpuImages { cache: &empty, compiler: &f.compiler, service: &f.compiler, options: &Options::default(), threads: 2 };
+    let images = GpuImages { cache: &empty, compiler: &f.compiler, service: &f.compiler, options: &Options::default(), threads: 2, defer_mutants: false };
     let protocol = Protocol::named("official").unwrap();
     let planned = plan_gpu(&view, &images, &protocol, Inputs::Protocol, Sampling { seed: 3, sample: Some(5) }).unwrap();
     assert_eq!(planned.plans.len(), 2);
@@ -111,6 +111,45 @@ fn a_gpu_plan_takes_the_live_mutants_labelled_by_their_current_images_and_compil
     assert_eq!(all.plans[0].columns.len(), 5, "T0_original and T1_small");
 }
 
+/// How many `.cubin` images a cache folder holds.
+fn images_in(cache: &ImageCache) -> usize {
+    walk(cache.dir())
+}
+
+fn walk(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |rd| {
+        rd.filter_map(Result::ok)
+            .map(|e| if e.path().is_dir() { walk(&e.path()) } else { usize::from(e.path().extension().is_some_and(|x| x == "cubin")) })
+            .sum()
+    })
+}
+
+#[test]
+fn a_deferred_gpu_plan_compiles_the_originals_now_and_each_round_only_its_own_mutants() {
+    use kmut_exec::RoundImages as _;
+    let f = fixture();
+    let view = Compiled { store: &f.store, target: &f.target, substrates: &f.substrates };
+    let cold = ImageCache::new(f.dir.path().join("cold"));
+    let images = GpuImages { cache: &cold, compiler: &f.compiler, service: &f.compiler, options: &Options::default(), threads: 2, defer_mutants: true };
+    let protocol = Protocol::named("official").unwrap();
+    let planned = plan_gpu(&view, &images, &protocol, Inputs::Protocol, Sampling { seed: 3, sample: None }).unwrap();
+    // Both substrates have the same source: one original image, and no mutant's yet.
+    assert_eq!(images_in(&cold), 1, "only the original is compiled at plan time");
+    let sources = planned.order.iter().filter(|&&(s, c)| planned.plans[s].candidates[c].image.is_some()).count();
+    assert_eq!(planned.deferred.len(), sources, "every source mutant of the order is deferred");
+    let mut rounds = RoundCompiler { images, target: &f.target, deferred: planned.deferred.clone() };
+    let first: Vec<(usize, usize)> = planned.order.iter().copied().filter(|&(s, c)| planned.plans[s].candidates[c].image.is_some()).take(3).collect();
+    let made = rounds.make(&planned.plans, &first).unwrap();
+    assert!((1..=3).contains(&made), "{made}");
+    for &(s, c) in &first {
+        assert!(planned.plans[s].candidates[c].image.as_ref().unwrap().is_file(), "the round's images exist");
+    }
+    assert_eq!(images_in(&cold), 1 + made, "nothing beyond the round");
+    // Asked again, the same round compiles nothing.
+    assert_eq!(rounds.make(&planned.plans, &first).unwrap(), 0);
+    assert_eq!(rounds.deferred.len(), sources - first.len());
+}
+
 #[test]
 fn a_substrate_without_a_compiled_original_is_an_error_naming_it() {
     let f = fixture();
@@ -118,7 +157,7 @@ fn a_substrate_without_a_compiled_original_is_an_error_naming_it() {
     other.cuda = SOURCE.replace("2.0f", "3.0f");
     let substrates = vec![(other, vec![])];
     let view = Compiled { store: &f.store, target: &f.target, substrates: &substrates };
-    let images = GpuImages { cache: &f.cache, compiler: &f.compiler, service: &f.compiler, options: &Options::default(), threads: 1 };
+    let images = GpuImages { cache: &f.cache, compiler: &f.compiler, service: &f.compiler, options: &Options::default(), threads: 1, defer_mutants: false };
     let err = plan_gpu(&view, &images, &Protocol::named("official").unwrap(), Inputs::Protocol, Sampling::default()).unwrap_err();
     assert!(err.to_string().contains("L1p3_c has no compiled original"), "{err}");
 }
@@ -149,7 +188,7 @@ fn a_cpu_plan_takes_the_gpus_order_less_fast_math_runs_races_in_every_order_and_
     };
     f.store.put_baseline(&heavy, run).unwrap();
     let view = Compiled { store: &f.store, target: &f.target, substrates: &f.substrates };
-    let images = GpuImages { cache: &f.cache, compiler: &f.compiler, service: &f.compiler, options: &Options::default(), threads: 1 };
+    let images = GpuImages { cache: &f.cache, compiler: &f.compiler, service: &f.compiler, options: &Options::default(), threads: 1, defer_mutants: false };
     let protocol = Protocol::named("official").unwrap();
     let gpu = plan_gpu(&view, &images, &protocol, Inputs::Small, Sampling { seed: 1, sample: None }).unwrap();
     let interrupt = AtomicBool::new(false);

@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::{Duration, Instant};
 
+use kmut_exec::protocol::{ColumnReport, Event, Request, SubstrateRef};
 use kmut_exec::worker::{Heard, Said, WorkerProcess};
 use kmut_exec::SubstratePlan;
-use serde_json::{json, Value};
 
 use crate::ceiling::{bisect, scale_text, Bracket};
 
@@ -154,29 +154,26 @@ impl<'a> Prober<'a> {
     /// One column on the worker: the original on `W:<generator>:<scale>:<sizes>` under `seed`.
     fn probe(&mut self, plan: &SubstratePlan, generator: &str, sizes: &str, scale: f64, seed: u64) -> Result<Probe, String> {
         let suite = format!("W:{generator}:{}:{sizes}", scale_text(scale));
-        let request = json!({
-            "op": "column",
-            "substrate": {"name": plan.name, "path": plan.path, "original_image": plan.original_image, "symbols": plan.symbols, "original_variant": plan.original_variant},
-            "suite": suite,
-            "seed": seed,
-            "margin": self.config.margin,
-        });
-        let answer = self.ask(&request, self.config.prep_timeout).map_err(|e| format!("{suite} seed {seed}: {e}"))?;
-        let valid = answer.get("valid").and_then(Value::as_bool).ok_or_else(|| format!("{suite} seed {seed}: the worker did not run the validity gate"))?;
-        Ok(Probe {
-            generator: generator.to_owned(),
-            sizes: sizes.to_owned(),
-            scale,
+        let request = Request::Column {
+            substrate: SubstrateRef {
+                name: &plan.name,
+                path: &plan.path,
+                original_image: &plan.original_image,
+                symbols: &plan.symbols,
+                original_variant: plan.original_variant.as_deref(),
+            },
+            suite: &suite,
             seed,
-            valid,
-            tau64_ref: answer.get("tau64_ref").and_then(Value::as_f64),
-            tau64_orig: answer.get("tau64_orig").and_then(Value::as_f64),
-        })
+            margin: Some(self.config.margin),
+        };
+        let answer = self.ask(&request, self.config.prep_timeout).map_err(|e| format!("{suite} seed {seed}: {e}"))?;
+        let valid = answer.valid.ok_or_else(|| format!("{suite} seed {seed}: the worker did not run the validity gate"))?;
+        Ok(Probe { generator: generator.to_owned(), sizes: sizes.to_owned(), scale, seed, valid, tau64_ref: answer.tau64_ref, tau64_orig: answer.tau64_orig })
     }
 
     /// Send a column request and wait for its `column` event; an `error` event, the worker's
     /// exit or a timeout is an error (and a worker that may be wedged is replaced).
-    fn ask(&mut self, request: &Value, timeout: Duration) -> Result<Value, String> {
+    fn ask(&mut self, request: &Request<'_>, timeout: Duration) -> Result<ColumnReport, String> {
         self.ensure_started()?;
         let (process, id, _) = self.process.as_mut().expect("started");
         let id = *id;
@@ -194,18 +191,16 @@ impl<'a> Prober<'a> {
             if heard.worker != id {
                 continue;
             }
-            let Said::Line(v) = heard.said else {
+            let Said::Line(event) = heard.said else {
                 self.drop_process();
                 return Err("the worker exited while preparing the column (see the worker log)".into());
             };
-            match v.get("event").and_then(Value::as_str) {
-                Some("column") => return Ok(v),
-                Some("error") => {
-                    let detail = v.get("detail").and_then(Value::as_str).unwrap_or("no detail").to_owned();
-                    if v.get("fatal").and_then(Value::as_bool).unwrap_or(false) {
+            match event {
+                Event::Column(report) => return Ok(report),
+                Event::Error { detail, fatal, environment } => {
+                    if fatal {
                         self.drop_process();
                     }
-                    let environment = v.get("environment").and_then(Value::as_bool).unwrap_or(false);
                     return Err(if environment { format!("the machine failed (not a verdict): {detail}") } else { detail });
                 }
                 _ => {}
@@ -226,14 +221,9 @@ impl<'a> Prober<'a> {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
-                Ok(Heard { said: Said::Line(v), .. }) => match v.get("event").and_then(Value::as_str) {
-                    Some("ready") => break,
-                    Some("error") => {
-                        let detail = v.get("detail").and_then(Value::as_str).unwrap_or("no detail");
-                        return Err(format!("the worker could not start: {detail}"));
-                    }
-                    _ => {}
-                },
+                Ok(Heard { said: Said::Line(Event::Ready { .. }), .. }) => break,
+                Ok(Heard { said: Said::Line(Event::Error { detail, .. }), .. }) => return Err(format!("the worker could not start: {detail}")),
+                Ok(Heard { said: Said::Line(_), .. }) => {}
                 Ok(Heard { said: Said::Gone, .. }) => return Err(format!("the worker exited while starting (see {})", c.log.display())),
                 Err(_) => return Err(format!("the worker did not start in {} s", c.start_timeout.as_secs())),
             }

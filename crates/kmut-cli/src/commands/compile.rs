@@ -228,16 +228,6 @@ pub fn worker(args: &crate::args::CompileWorkerArgs, env: &Environment) -> anyho
     Ok(ExitStatus::Success)
 }
 
-impl Compiled {
-    /// What compiles further images (a run's missing ones): the pool, or NVRTC here.
-    pub fn service(&self) -> &dyn Compile {
-        match &self.pool {
-            Some(p) => p,
-            None => &self.compiler,
-        }
-    }
-}
-
 /// `threads` NVRTC worker processes (`kmut compile-worker`, loading the NVRTC this process
 /// found), or none for one thread.
 pub fn compile_pool(compiler: &Compiler, threads: usize, env: &Environment) -> Option<ProcessPool> {

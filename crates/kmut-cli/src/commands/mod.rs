@@ -2,6 +2,7 @@
 
 mod agree;
 mod bench;
+mod bench_run;
 mod ceiling;
 mod compile;
 mod gate;
@@ -28,6 +29,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Agree(args) => agree::run(&args),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
+        Command::Bench(BenchCommand::Run(args)) => bench_run::run(&args, env),
         Command::Store(StoreCommand::Prune(args)) => store::prune(&args),
         Command::CompileWorker(args) => compile::worker(&args, env),
     }

@@ -17,19 +17,14 @@ use crate::{Environment, ExitStatus};
 
 #[allow(clippy::too_many_lines)] // the engine's module split (issue 21) takes this apart
 pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    // A budget counts from here: compiling and planning are spent inside it.
+    let started = Instant::now();
     let protocol = Protocol::named(&args.protocol).map_err(anyhow::Error::msg)?;
     let backend = Backend::parse(&args.backend).map_err(anyhow::Error::msg)?;
     let budget = args.budget.as_deref().map(parse_duration).transpose()?;
     let heavy_ms = heavy_limit(args.heavy_limit, backend);
     // Fail before compiling when there is nothing to run on.
-    let (devices, workers, gxx) = match backend {
-        Backend::Gpu => (if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() }, args.workers_per_gpu.max(1), None),
-        Backend::Cpu => {
-            let gxx = kmut_cpu::Compiler::find().context("the CPU backend builds kernels with g++")?;
-            // One "device": the workers share the machine, one core each.
-            (vec![0], args.cpu_workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1), Some(gxx))
-        }
-    };
+    let Machines { devices, workers, gxx } = machines(args, backend)?;
     // Runs killed before they could clean up leave their scratch (inputs drawn into RAM, tens
     // of GiB in /dev/shm) and temporary caches behind: remove those of dead processes.
     for r in kmut_process::remove_dead_scratch(&[PathBuf::from("/dev/shm"), std::env::temp_dir()], &["kmut-run-cache-", "kmut-run-"]) {
@@ -50,50 +45,35 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Interrupted);
     }
     let inputs = Inputs::parse(&args.suites).map_err(anyhow::Error::msg)?.on(backend);
-    let Planned { plans, order, notes } =
-        plan(&compiled, gxx.as_ref(), &protocol, inputs, Sampling { seed: args.seed, sample: args.sample }, heavy_ms, &interrupt)?;
+    // Under a budget the mutants' GPU images are compiled round by round, only for what runs.
+    let defer = budget.is_some();
+    let Planned { plans, order, notes, deferred, .. } =
+        plan(&compiled, gxx.as_ref(), &protocol, inputs, Sampling { seed: args.seed, sample: args.sample }, heavy_ms, defer, &interrupt)?;
     for n in &notes {
         eprintln!("run: {n}");
     }
     let (scratch, own_scratch) = scratch_dir(args.scratch.as_deref())?;
     let log = PathBuf::from(format!("{}.workers.log", compiled.store.path().display()));
-    let mut worker_command =
-        if args.worker.is_empty() { vec![env.python.display().to_string(), "-m".into(), "kmut._run_worker".into()] } else { args.worker.clone() };
-    if backend == Backend::Cpu {
-        worker_command.extend(["--backend".into(), "cpu".into()]);
-    }
-    let config = EngineConfig {
-        worker_command,
-        devices: devices.clone(),
-        workers_per_device: workers,
-        spares_per_device: args.spare_workers.unwrap_or(match backend {
-            Backend::Gpu => 1,
-            Backend::Cpu => (workers / 4).max(1),
-        }),
-        scratch: Some(scratch.clone()),
-        log: log.clone(),
-        first_kill: !args.full_matrix,
-        tolerance: protocol.tolerance(),
-        timeout_factor: args.timeout_factor,
-        min_timeout: Duration::from_secs_f64(args.min_timeout),
-        start_timeout: Duration::from_mins(2),
-        prep_timeout: Duration::from_secs_f64(args.prep_timeout),
-        // A first round big enough to keep every worker busy; later ones are sized to the time left.
-        round: budget.map(|_| (64 * devices.len() * workers).max(4 * plans.len())),
-        deadline: budget.map(|b| Instant::now() + b),
-        target: backend.evaluation_target(&compiled.target),
-        max_original_ms: heavy_ms,
-        // A light substrate prepares a small column in a few seconds (loading it, drawing the
-        // inputs, the reference, one run of the original); on a 2-core machine the heavy ones'
-        // preparations were half of a 4-minute budget with a 50 s cutoff.
-        heavy_prep_grace: Duration::from_secs(10),
-        // The witness search's validity gate: within this much of the fp64 reference.
-        validity_margin: inputs.is_witness().then(|| args.margin * protocol.tolerance()),
-    };
+    let setting = Setting { backend, protocol: &protocol, inputs, devices: &devices, workers, heavy_ms };
+    let mut config =
+        engine_config(args, &setting, worker_command(args, env, backend), scratch.clone(), log.clone(), backend.evaluation_target(&compiled.target));
+    // A first round big enough to keep every worker busy; later ones are sized to the time left.
+    config.round = budget.map(|_| first_round(&devices, workers, plans.len()));
+    config.deadline = budget.map(|b| started + b);
     announce(args, backend, inputs, &plans, order.len(), devices.len(), workers, &log);
     let run_id = compiled.store.begin_run(&format!("run --protocol {}", protocol.name), "", &compiled.target)?;
     let reporter = RunProgress::new();
-    let outcome = Engine::new(config, &plans, &mut compiled.store, run_id, &reporter, &interrupt).run(&order);
+    let mut rounds = if deferred.is_empty() {
+        None
+    } else {
+        let images = images_of(compiled.cache.as_ref(), &compiled.compiler, compiled.pool.as_ref(), &compiled.options, true)?;
+        Some(kmut_plan::RoundCompiler { images, target: &compiled.target, deferred })
+    };
+    let mut engine = Engine::new(config, &plans, &mut compiled.store, run_id, &reporter, &interrupt);
+    if let Some(r) = rounds.as_mut() {
+        engine = engine.with_round_images(r);
+    }
+    let outcome = engine.run(&order);
     reporter.finish();
     if own_scratch {
         let _ = std::fs::remove_dir_all(&scratch);
@@ -157,9 +137,89 @@ fn announce(args: &RunArgs, backend: Backend, inputs: Inputs, plans: &[Substrate
     );
 }
 
+/// Where a run's workers go: GPU indices (one "device" on the CPU backend), workers on each,
+/// and g++ for the CPU backend.
+pub(crate) struct Machines {
+    pub devices: Vec<u32>,
+    pub workers: usize,
+    pub gxx: Option<kmut_cpu::Compiler>,
+}
+
+/// The run's machines from its flags: `--gpus` (else every visible GPU) and `--workers-per-gpu`,
+/// or the CPU backend's `--cpu-workers` (else one per core).
+pub(crate) fn machines(args: &RunArgs, backend: Backend) -> anyhow::Result<Machines> {
+    Ok(match backend {
+        Backend::Gpu => {
+            Machines { devices: if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() }, workers: args.workers_per_gpu.max(1), gxx: None }
+        }
+        Backend::Cpu => {
+            let gxx = kmut_cpu::Compiler::find().context("the CPU backend builds kernels with g++")?;
+            // One "device": the workers share the machine, one core each.
+            let workers = args.cpu_workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
+            Machines { devices: vec![0], workers, gxx: Some(gxx) }
+        }
+    })
+}
+
+/// The worker program: `python -m kmut._run_worker` (or the hidden `--worker` stand-in), with
+/// `--backend cpu` on the CPU backend.
+pub(crate) fn worker_command(args: &RunArgs, env: &Environment, backend: Backend) -> Vec<String> {
+    let mut command = if args.worker.is_empty() { vec![env.python.display().to_string(), "-m".into(), "kmut._run_worker".into()] } else { args.worker.clone() };
+    if backend == Backend::Cpu {
+        command.extend(["--backend".into(), "cpu".into()]);
+    }
+    command
+}
+
+/// What a run evaluates on, besides its flags.
+pub(crate) struct Setting<'a> {
+    pub backend: Backend,
+    pub protocol: &'a Protocol,
+    pub inputs: Inputs,
+    pub devices: &'a [u32],
+    pub workers: usize,
+    pub heavy_ms: Option<f64>,
+}
+
+/// The engine's configuration from the run's flags, without a budget (one round).
+pub(crate) fn engine_config(args: &RunArgs, s: &Setting<'_>, worker_command: Vec<String>, scratch: PathBuf, log: PathBuf, target: String) -> EngineConfig {
+    EngineConfig {
+        worker_command,
+        devices: s.devices.to_vec(),
+        workers_per_device: s.workers,
+        spares_per_device: args.spare_workers.unwrap_or(match s.backend {
+            Backend::Gpu => 1,
+            Backend::Cpu => (s.workers / 4).max(1),
+        }),
+        scratch: Some(scratch),
+        log,
+        first_kill: !args.full_matrix,
+        tolerance: s.protocol.tolerance(),
+        timeout_factor: args.timeout_factor,
+        min_timeout: Duration::from_secs_f64(args.min_timeout),
+        start_timeout: Duration::from_mins(2),
+        prep_timeout: Duration::from_secs_f64(args.prep_timeout),
+        round: None,
+        deadline: None,
+        target,
+        max_original_ms: s.heavy_ms,
+        // A light substrate prepares a small column in a few seconds (loading it, drawing the
+        // inputs, the reference, one run of the original); on a 2-core machine the heavy ones'
+        // preparations were half of a 4-minute budget with a 50 s cutoff.
+        heavy_prep_grace: Duration::from_secs(10),
+        // The witness search's validity gate: within this much of the fp64 reference.
+        validity_margin: s.inputs.is_witness().then(|| args.margin * s.protocol.tolerance()),
+    }
+}
+
+/// A first round big enough to keep every worker busy (and every substrate's columns open).
+pub(crate) fn first_round(devices: &[u32], workers: usize, substrates: usize) -> usize {
+    (64 * devices.len() * workers).max(4 * substrates)
+}
+
 /// The per-input time past which a substrate is set aside, in ms: `--heavy-limit`, else 2 s on
 /// the CPU backend (large fixed weights take tens of seconds per run there) and none on a GPU.
-fn heavy_limit(given: Option<f64>, backend: Backend) -> Option<f64> {
+pub(crate) fn heavy_limit(given: Option<f64>, backend: Backend) -> Option<f64> {
     match (given, backend) {
         (Some(s), _) if s > 0.0 => Some(s * 1e3),
         (Some(_), _) | (None, Backend::Gpu) => None,
@@ -176,8 +236,32 @@ pub(crate) fn visible_gpus() -> anyhow::Result<Vec<u32>> {
     Ok((0..n as u32).collect())
 }
 
-/// The run's plan, from kmut-plan: GPU images from the cache (compiled where missing), or the
-/// CPU backend's variants built with g++.
+/// Where a GPU run's images come from: the cache, filled by the compile pool where missing;
+/// with `defer_mutants` the mutants' are left for a `RoundCompiler`.
+fn gpu_images(compiled: &Compiled, defer_mutants: bool) -> anyhow::Result<kmut_plan::GpuImages<'_>> {
+    images_of(compiled.cache.as_ref(), &compiled.compiler, compiled.pool.as_ref(), &compiled.options, defer_mutants)
+}
+
+/// `gpu_images` from the parts of `Compiled` it borrows (the store stays free for the engine).
+pub(crate) fn images_of<'c>(
+    cache: Option<&'c kmut_compile::ImageCache>,
+    compiler: &'c kmut_nvrtc::Compiler,
+    pool: Option<&'c kmut_compile::ProcessPool>,
+    options: &'c kmut_nvrtc::Options,
+    defer_mutants: bool,
+) -> anyhow::Result<kmut_plan::GpuImages<'c>> {
+    let cache = cache.context("a run needs the image cache")?;
+    let service: &dyn kmut_compile::Compile = match pool {
+        Some(p) => p,
+        None => compiler,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    Ok(kmut_plan::GpuImages { cache, compiler, service, options, threads, defer_mutants })
+}
+
+/// The run's plan, from kmut-plan: GPU images from the cache (compiled where missing, or with
+/// `defer` only the originals'), or the CPU backend's variants built with g++.
+#[allow(clippy::too_many_arguments)] // the run's choices, each from a different flag
 pub(crate) fn plan(
     compiled: &Compiled,
     gxx: Option<&kmut_cpu::Compiler>,
@@ -185,16 +269,13 @@ pub(crate) fn plan(
     inputs: Inputs,
     sampling: Sampling,
     heavy_ms: Option<f64>,
+    defer: bool,
     interrupt: &std::sync::atomic::AtomicBool,
 ) -> anyhow::Result<Planned> {
     let view = kmut_plan::Compiled { store: &compiled.store, target: &compiled.target, substrates: &compiled.substrates };
     let cache = compiled.cache.as_ref().context("a run needs the image cache")?;
     Ok(match gxx {
-        None => {
-            let threads = std::thread::available_parallelism().map_or(1, usize::from);
-            let images = kmut_plan::GpuImages { cache, compiler: &compiled.compiler, service: compiled.service(), options: &compiled.options, threads };
-            kmut_plan::plan_gpu(&view, &images, protocol, inputs, sampling)?
-        }
+        None => kmut_plan::plan_gpu(&view, &gpu_images(compiled, defer)?, protocol, inputs, sampling)?,
         Some(gxx) => {
             let build = kmut_cpu::BuildOptions { cache_dir: cache.dir().join("cpu"), ..kmut_cpu::BuildOptions::default() };
             eprintln!("run: building the CPU variants of the sampled mutants with g++ ({} at once) in `{}`", build.jobs, build.cache_dir.display());
@@ -205,7 +286,7 @@ pub(crate) fn plan(
 
 /// The given folder, or a fresh one in /dev/shm (RAM) or the temporary folder, which the run
 /// removes at the end.
-fn scratch_dir(given: Option<&Path>) -> anyhow::Result<(PathBuf, bool)> {
+pub(crate) fn scratch_dir(given: Option<&Path>) -> anyhow::Result<(PathBuf, bool)> {
     if let Some(dir) = given {
         std::fs::create_dir_all(dir).with_context(|| format!("could not create the scratch folder `{}`", dir.display()))?;
         return Ok((dir.to_path_buf(), false));
@@ -259,6 +340,9 @@ fn print_summary(s: &RunSummary) {
         s.total,
         if s.backend.is_empty() { "no backend" } else { &s.backend }
     );
+    if s.images_made > 0 {
+        eprintln!("run: {} images compiled round by round, only for the mutants evaluated, in {:.1} s of the run", s.images_made, s.image_time.as_secs_f64());
+    }
     for a in &s.set_aside {
         eprintln!("run: {a}; run it on a GPU");
     }
@@ -280,18 +364,18 @@ fn print_summary(s: &RunSummary) {
 }
 
 /// The progress line: redrawn on a terminal, every 10% otherwise; hidden with `KMUT_NO_PROGRESS`.
-struct RunProgress {
+pub(crate) struct RunProgress {
     tty: bool,
     hidden: bool,
     last_decile: Mutex<usize>,
 }
 
 impl RunProgress {
-    fn new() -> RunProgress {
+    pub(crate) fn new() -> RunProgress {
         RunProgress { tty: std::io::stderr().is_terminal(), hidden: std::env::var_os("KMUT_NO_PROGRESS").is_some(), last_decile: Mutex::new(0) }
     }
 
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if self.tty && !self.hidden {
             eprintln!();
         }

@@ -1,0 +1,318 @@
+//! `kmut bench run`: one fixed stratified sample evaluated under a baseline configuration and
+//! under the given one, each from a cold image cache into a fresh store, side by side.
+
+use std::io::BufRead as _;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use kmut_compile::ImageCache;
+use kmut_exec::{Engine, RunSummary};
+use kmut_model::{Backend, Inputs, Protocol};
+use kmut_plan::{Planned, Sampling};
+use serde::Serialize;
+
+use super::compile::{compile_substrates, interrupt_flag, Compiled};
+use super::run::{engine_config, first_round, heavy_limit, images_of, machines, worker_command, RunProgress, Setting};
+use crate::args::{BenchRunArgs, RunArgs};
+use crate::{Environment, ExitStatus};
+
+/// The sample when `--sample` is not given: large enough that worker starts and column
+/// preparations do not dominate, small enough for a few minutes on one GPU.
+const DEFAULT_SAMPLE: usize = 300;
+
+/// One configuration's settings.
+#[derive(Debug, Clone, Serialize)]
+struct Configuration {
+    name: String,
+    devices: Vec<u32>,
+    workers_per_device: usize,
+    /// Extra worker flags (the baseline's `--compare fp64`).
+    worker_flags: Vec<String>,
+}
+
+/// What one configuration did with the sample. Every rate is over the engine's wall time
+/// (worker starts included, planning not).
+#[derive(Debug, Clone, Serialize)]
+struct Figures {
+    configuration: Configuration,
+    mutants: usize,
+    settled: usize,
+    evaluations: usize,
+    seconds: f64,
+    evaluations_per_s: f64,
+    settled_per_s: f64,
+    /// Summed evaluation wall time (request to result, in the worker) over summed kernel time.
+    wall_over_kernel: Option<f64>,
+    /// Summed kernel time over wall time x devices: an upper bound on the busy fraction when
+    /// workers share a GPU (a kernel's measured time can include another context's time slice).
+    kernel_share: Option<f64>,
+    /// `nvidia-smi`'s utilization.gpu (share of time a kernel was running), averaged over the
+    /// run and the devices; `None` where it is not available (the CPU backend, no nvidia-smi).
+    gpu_busy: Option<f64>,
+    /// Images compiled (GPU, cold cache: the originals at planning, the mutants round by round)
+    /// or g++ libraries built (CPU), and the seconds spent on them.
+    images: usize,
+    image_seconds: f64,
+    images_per_s: Option<f64>,
+    worker_replacements: usize,
+    spares_used: usize,
+    crashes: usize,
+    timeouts: usize,
+    /// Substrates that failed or were set aside, and the machine's errors: a figure with any
+    /// of these is over less than the whole sample.
+    problems: Vec<String>,
+}
+
+pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    let run = &args.run;
+    anyhow::ensure!(run.store.is_none(), "kmut bench run uses its own temporary stores; drop --store");
+    anyhow::ensure!(run.budget.is_none(), "kmut bench run evaluates its whole sample; drop --budget and set --sample");
+    let backend = Backend::parse(&run.backend).map_err(anyhow::Error::msg)?;
+    let protocol = Protocol::named(&run.protocol).map_err(anyhow::Error::msg)?;
+    let inputs = Inputs::parse(&run.suites).map_err(anyhow::Error::msg)?.on(backend);
+    let machines = machines(run, backend)?;
+    let sampling = Sampling { seed: run.seed, sample: Some(run.sample.unwrap_or(DEFAULT_SAMPLE)) };
+    let dir = std::env::temp_dir().join(format!("kmut-run-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("could not create `{}`", dir.display()))?;
+    let outcome = (|| -> anyhow::Result<Vec<Figures>> {
+        let interrupt = interrupt_flag();
+        // Classes come from the user's cache (warm or not); the images each configuration runs
+        // are compiled again into its own cold cache.
+        let mut compiled = compile_substrates(&run.substrates, &run.select, &run.compile, Some(&dir.join("bench.sqlite")), env, &interrupt, "bench run")?;
+        anyhow::ensure!(!compiled.interrupted, "interrupted while compiling");
+        let this = Configuration { name: "this".into(), devices: machines.devices.clone(), workers_per_device: machines.workers, worker_flags: vec![] };
+        let baseline = match args.baseline.as_str() {
+            "one-gpu" => Configuration { name: "one-gpu".into(), devices: machines.devices[..1].to_vec(), ..this.clone() },
+            // The defaults before the throughput work: two workers per GPU, float64 throughout.
+            _ => Configuration {
+                name: "previous".into(),
+                workers_per_device: if backend == Backend::Gpu { 2 } else { machines.workers },
+                worker_flags: vec!["--compare".into(), "fp64".into()],
+                ..this.clone()
+            },
+        };
+        let heavy_ms = heavy_limit(run.heavy_limit, backend);
+        let mut figures = Vec::new();
+        for c in [baseline, this] {
+            eprintln!(
+                "bench run: {} ({} device(s) x {} workers{})",
+                c.name,
+                c.devices.len(),
+                c.workers_per_device,
+                if c.worker_flags.is_empty() { String::new() } else { format!(", worker {}", c.worker_flags.join(" ")) }
+            );
+            let setting = Setting { backend, protocol: &protocol, inputs, devices: &c.devices, workers: c.workers_per_device, heavy_ms };
+            figures.push(measure(run, env, &mut compiled, &setting, &c, sampling, machines.gxx.as_ref(), &dir, &interrupt)?);
+            anyhow::ensure!(!interrupt.load(std::sync::atomic::Ordering::Relaxed), "interrupted");
+        }
+        Ok(figures)
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    let figures = outcome?;
+    if args.json {
+        let doc = serde_json::json!({"backend": run.backend, "sample": sampling.sample, "seed": sampling.seed, "protocol": protocol.name, "suites": run.suites, "configurations": figures});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print_table(&figures, sampling, &run.backend);
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// Plan the sample from a cold cache and run it under `c`, into the bench store under a target
+/// of its own (so the configurations never reuse each other's evaluations).
+#[allow(clippy::too_many_arguments)] // one measurement's inputs, each from a different place
+fn measure(
+    run: &RunArgs,
+    env: &Environment,
+    compiled: &mut Compiled,
+    setting: &Setting<'_>,
+    c: &Configuration,
+    sampling: Sampling,
+    gxx: Option<&kmut_cpu::Compiler>,
+    dir: &Path,
+    interrupt: &std::sync::atomic::AtomicBool,
+) -> anyhow::Result<Figures> {
+    let cold = ImageCache::new(dir.join(format!("cache-{}", c.name)));
+    let started = Instant::now();
+    let view = kmut_plan::Compiled { store: &compiled.store, target: &compiled.target, substrates: &compiled.substrates };
+    let Planned { plans, order, made, deferred, .. } = match gxx {
+        None => kmut_plan::plan_gpu(
+            &view,
+            &images_of(Some(&cold), &compiled.compiler, compiled.pool.as_ref(), &compiled.options, true)?,
+            setting.protocol,
+            setting.inputs,
+            sampling,
+        )?,
+        Some(gxx) => {
+            let build = kmut_cpu::BuildOptions { cache_dir: cold.dir().join("cpu"), ..kmut_cpu::BuildOptions::default() };
+            let interrupt = std::sync::atomic::AtomicBool::new(false);
+            kmut_plan::plan_cpu(
+                &view,
+                setting.protocol,
+                setting.inputs,
+                sampling,
+                &kmut_plan::CpuPlanOptions { gxx, build, heavy_ms: setting.heavy_ms, interrupt: &interrupt },
+            )?
+        }
+    };
+    let plan_seconds = started.elapsed().as_secs_f64();
+    anyhow::ensure!(!order.is_empty(), "the sample is empty: no live mutant to evaluate");
+    let scratch = dir.join(format!("scratch-{}", c.name));
+    std::fs::create_dir_all(&scratch)?;
+    let mut command = worker_command(run, env, setting.backend);
+    command.extend(c.worker_flags.iter().cloned());
+    let target = format!("{}#bench-{}", setting.backend.evaluation_target(&compiled.target), c.name);
+    let mut config = engine_config(run, setting, command, scratch, dir.join(format!("workers-{}.log", c.name)), target);
+    config.round = Some(first_round(setting.devices, setting.workers, plans.len()));
+    let run_id = compiled.store.begin_run(&format!("bench run {}", c.name), "", &compiled.target)?;
+    let reporter = RunProgress::new();
+    let busy = (setting.backend == Backend::Gpu).then(|| BusySampler::start(setting.devices)).flatten();
+    let mut rounds = (!deferred.is_empty())
+        .then(|| images_of(Some(&cold), &compiled.compiler, compiled.pool.as_ref(), &compiled.options, true))
+        .transpose()?
+        .map(|images| kmut_plan::RoundCompiler { images, target: &compiled.target, deferred });
+    let mut engine = Engine::new(config, &plans, &mut compiled.store, run_id, &reporter, interrupt);
+    if let Some(r) = rounds.as_mut() {
+        engine = engine.with_round_images(r);
+    }
+    let summary = engine.run(&order);
+    reporter.finish();
+    let gpu_busy = busy.and_then(BusySampler::finish);
+    let summary = summary?;
+    compiled.store.finish_run(run_id, "done")?;
+    Ok(figures(c.clone(), &summary, order.len(), gpu_busy, made, plan_seconds))
+}
+
+fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_busy: Option<f64>, plan_made: usize, plan_seconds: f64) -> Figures {
+    let secs = s.elapsed.as_secs_f64().max(1e-9);
+    let images = plan_made + s.images_made;
+    let image_seconds = plan_seconds + s.image_time.as_secs_f64();
+    let devices = configuration.devices.len().max(1) as f64;
+    let mut problems: Vec<String> = s.failures.clone();
+    problems.extend(s.set_aside.iter().cloned());
+    problems.extend(s.environment_errors.iter().cloned());
+    Figures {
+        mutants,
+        settled: s.decided,
+        evaluations: s.evaluations,
+        seconds: secs,
+        evaluations_per_s: s.evaluations as f64 / secs,
+        settled_per_s: s.decided as f64 / secs,
+        wall_over_kernel: (s.kernel_ms > 0.0).then(|| s.wall_ms / s.kernel_ms),
+        kernel_share: (s.kernel_ms > 0.0).then(|| s.kernel_ms / 1e3 / (secs * devices)),
+        gpu_busy,
+        images,
+        image_seconds,
+        images_per_s: (images > 0 && image_seconds > 0.0).then(|| images as f64 / image_seconds),
+        worker_replacements: s.respawns,
+        spares_used: s.spares_used,
+        crashes: s.crashes,
+        timeouts: s.timeouts,
+        problems,
+        configuration,
+    }
+}
+
+fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
+    let opt = |v: Option<f64>, digits: usize| v.map_or_else(|| "-".to_owned(), |x| format!("{x:.digits$}"));
+    let rows_of = |f: &Figures| -> Vec<String> {
+        vec![
+            format!("{} x {}", f.configuration.devices.len(), f.configuration.workers_per_device),
+            format!("{}/{}", f.settled, f.mutants),
+            f.evaluations.to_string(),
+            format!("{:.1}", f.seconds),
+            format!("{:.2}", f.evaluations_per_s),
+            format!("{:.2}", f.settled_per_s),
+            opt(f.wall_over_kernel, 2),
+            opt(f.kernel_share, 2),
+            opt(f.gpu_busy, 2),
+            format!("{} in {:.1} s", f.images, f.image_seconds),
+            opt(f.images_per_s, 1),
+            format!("{} ({} spares)", f.worker_replacements, f.spares_used),
+        ]
+    };
+    let names = [
+        "devices x workers",
+        "mutants settled",
+        "evaluations",
+        "wall seconds",
+        "evaluations/s",
+        "mutants settled/s",
+        "wall over kernel time",
+        "kernel time / (wall x devices)",
+        "GPU busy (nvidia-smi)",
+        "images made",
+        "images/s",
+        "workers replaced",
+    ];
+    let columns: Vec<Vec<String>> = figures.iter().map(rows_of).collect();
+    let rows: Vec<Vec<String>> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let mut row = vec![(*n).to_owned()];
+            row.extend(columns.iter().map(|c| c[i].clone()));
+            if let [a, b] = figures {
+                let ratio = match i {
+                    4 => Some(b.evaluations_per_s / a.evaluations_per_s),
+                    5 => Some(b.settled_per_s / a.settled_per_s),
+                    _ => None,
+                };
+                row.push(ratio.filter(|r| r.is_finite()).map_or_else(String::new, |r| format!("{r:.2}x")));
+            }
+            row
+        })
+        .collect();
+    let mut header = vec!["figure"];
+    header.extend(figures.iter().map(|f| f.configuration.name.as_str()));
+    header.push("ratio");
+    println!("kmut bench run: a stratified sample of {} mutants, seed {}, {backend} backend", sampling.sample.unwrap_or(0), sampling.seed);
+    print!("{}", crate::table::render(&header, &rows));
+    for f in figures {
+        for p in &f.problems {
+            println!("{}: not in its figures: {p}", f.configuration.name);
+        }
+    }
+}
+
+/// Samples `nvidia-smi --query-gpu=utilization.gpu` (the share of the last sample period in
+/// which a kernel ran) every 200 ms for the listed devices while a configuration runs.
+struct BusySampler {
+    child: Child,
+    samples: Arc<Mutex<Vec<f64>>>,
+}
+
+impl BusySampler {
+    fn start(devices: &[u32]) -> Option<BusySampler> {
+        let ids: Vec<String> = devices.iter().map(ToString::to_string).collect();
+        let mut child = Command::new("nvidia-smi")
+            .args(["--query-gpu=utilization.gpu", "--format=csv,noheader,nounits", "-lms", "200", "-i", &ids.join(",")])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let stdout = child.stdout.take()?;
+        let samples = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&samples);
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Ok(v) = line.trim().parse::<f64>() {
+                    into.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(v / 100.0);
+                }
+            }
+        });
+        Some(BusySampler { child, samples })
+    }
+
+    /// The mean of the samples, `None` if there were none.
+    fn finish(mut self) -> Option<f64> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::thread::sleep(Duration::from_millis(50));
+        let samples = self.samples.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        (!samples.is_empty()).then(|| samples.iter().sum::<f64>() / samples.len() as f64)
+    }
+}

@@ -1,0 +1,269 @@
+//! `kmut ceiling`: each generator's legitimate-variance ceiling per substrate (kmut-witness).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use kmut_model::{Backend, Inputs, Protocol};
+use kmut_plan::Sampling;
+use kmut_store::{CeilingPoint, CeilingRecord};
+use kmut_witness::driver::Probe;
+use kmut_witness::{probe_ceilings, Bracket, CeilingJob, DriverConfig, JobOutcome, SCALED_GENERATORS};
+use serde_json::json;
+
+use crate::args::{CeilingArgs, Selection};
+use crate::commands::compile::{compile_substrates, interrupt_flag};
+use crate::{Environment, ExitStatus};
+
+#[allow(clippy::too_many_lines)] // one pass: compile, plan, probe, store, print
+pub fn run(args: &CeilingArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    let protocol = Protocol::named(&args.protocol).map_err(anyhow::Error::msg)?;
+    let backend = Backend::parse(&args.backend).map_err(anyhow::Error::msg)?;
+    let generators = generators(&args.generator)?;
+    let sizes = args.sizes.clone().unwrap_or_else(|| if backend == Backend::Cpu { "small".into() } else { "official".into() });
+    anyhow::ensure!(backend == Backend::Gpu || sizes != "official", "the CPU backend runs small sizes only; use --sizes small (or dim=value,...)");
+    anyhow::ensure!(args.lowest > 0.0 && args.highest > args.lowest, "--lowest must be positive and below --highest");
+    anyhow::ensure!(!args.seeds.is_empty(), "--seeds needs at least one seed");
+    let (devices, gxx) = match backend {
+        Backend::Gpu => (if args.gpus.is_empty() { super::run::visible_gpus()? } else { args.gpus.clone() }, None),
+        Backend::Cpu => (vec![0], Some(kmut_cpu::Compiler::find().context("the CPU backend builds kernels with g++")?)),
+    };
+    let interrupt = interrupt_flag();
+    // Only the originals are needed: no mutant is compiled.
+    let none = Selection { max_per_rule: Some(0), ..Selection::default() };
+    let compiled = compile_substrates(&args.substrates, &none, &args.compile, args.store.as_deref(), env, &interrupt, "ceiling")?;
+    if compiled.interrupted {
+        eprintln!("interrupted while compiling the originals; run the same command again");
+        return Ok(ExitStatus::Interrupted);
+    }
+    let planned = super::run::plan(&compiled, gxx.as_ref(), &protocol, Inputs::Protocol, Sampling { seed: 0, sample: Some(0) }, None, false, &interrupt)?;
+    let store = &compiled.store;
+    let target = backend.evaluation_target(&compiled.target);
+    let backend_name = match backend {
+        Backend::Gpu => "cuda".to_owned(),
+        Backend::Cpu => "cpu".to_owned(),
+    };
+    let mut jobs = Vec::new();
+    for plan in &planned.plans {
+        let known: HashMap<_, _> = store
+            .ceiling_points(&plan.name, &target, &plan.original_id)?
+            .into_iter()
+            .map(|p| {
+                let probe = Probe {
+                    generator: p.generator,
+                    sizes: p.sizes,
+                    scale: p.scale,
+                    seed: p.seed,
+                    valid: p.valid,
+                    tau64_ref: p.tau64_ref,
+                    tau64_orig: p.tau64_orig,
+                };
+                (probe.key(), probe)
+            })
+            .collect();
+        jobs.push(CeilingJob { plan: plan.clone(), generators: generators.clone(), sizes: sizes.clone(), known });
+    }
+    let log = PathBuf::from(format!("{}.workers.log", store.path().display()));
+    let mut worker_command =
+        if args.worker.is_empty() { vec![env.python.display().to_string(), "-m".into(), "kmut._run_worker".into()] } else { args.worker.clone() };
+    let workers = match backend {
+        Backend::Gpu => args.workers.max(1),
+        Backend::Cpu => {
+            worker_command.extend(["--backend".into(), "cpu".into()]);
+            args.workers.max(1)
+        }
+    };
+    let config = DriverConfig {
+        worker_command,
+        devices,
+        workers_per_device: workers,
+        scratch: None,
+        log: log.clone(),
+        margin: args.margin * protocol.tolerance(),
+        seeds: args.seeds.clone(),
+        lowest: args.lowest,
+        highest: args.highest,
+        steps: args.steps,
+        start_timeout: Duration::from_mins(2),
+        prep_timeout: Duration::from_secs_f64(args.prep_timeout),
+    };
+    eprintln!(
+        "ceiling: {} substrates x {} generators at {sizes} sizes, scales {}..{} in {} bisections, seeds {:?}, valid within {} x {:.0e} of fp64; worker log {}",
+        jobs.len(),
+        generators.len(),
+        args.lowest,
+        args.highest,
+        args.steps,
+        args.seeds,
+        args.margin,
+        protocol.tolerance(),
+        log.display()
+    );
+    let run_id = store.begin_run(&format!("ceiling --sizes {sizes}"), "", &compiled.target)?;
+    let started = Instant::now();
+    let mut results: Vec<Vec<(String, Result<Bracket, String>)>> = vec![Vec::new(); jobs.len()];
+    let mut new_probes = 0usize;
+    let mut finished = 0usize;
+    let mut store_error = None;
+    probe_ceilings(&config, &jobs, &interrupt, |outcome| match outcome {
+        JobOutcome::Probed(i, p) => {
+            new_probes += 1;
+            let plan = &jobs[i].plan;
+            let point = CeilingPoint {
+                substrate: plan.name.clone(),
+                target: target.clone(),
+                generator: p.generator,
+                sizes: p.sizes,
+                scale: p.scale,
+                seed: p.seed,
+                image: plan.original_id.clone(),
+                backend: backend_name.clone(),
+                valid: p.valid,
+                tau64_ref: p.tau64_ref,
+                tau64_orig: p.tau64_orig,
+            };
+            if let Err(e) = store.put_ceiling_point(&point, run_id) {
+                store_error.get_or_insert(e);
+            }
+        }
+        JobOutcome::Searched { job, generator, result } => {
+            if let Ok(b) = &result {
+                let plan = &jobs[job].plan;
+                let record = CeilingRecord {
+                    substrate: plan.name.clone(),
+                    target: target.clone(),
+                    generator: generator.clone(),
+                    sizes: sizes.clone(),
+                    image: plan.original_id.clone(),
+                    backend: backend_name.clone(),
+                    lowest: args.lowest,
+                    highest: args.highest,
+                    ceiling: b.ceiling,
+                    first_invalid: b.first_invalid,
+                };
+                if let Err(e) = store.put_ceiling(&record, run_id) {
+                    store_error.get_or_insert(e);
+                }
+            }
+            results[job].push((generator, result));
+        }
+        JobOutcome::Finished(i) => {
+            finished += 1;
+            let failed = results[i].iter().filter(|(_, r)| r.is_err()).count();
+            eprintln!(
+                "ceiling: [{finished}/{}] {} ({} generators{}; {:.0} s in all)",
+                jobs.len(),
+                jobs[i].plan.name,
+                results[i].len(),
+                if failed > 0 { format!(", {failed} could not be probed") } else { String::new() },
+                started.elapsed().as_secs_f64()
+            );
+        }
+    });
+    let interrupted = interrupt.load(std::sync::atomic::Ordering::SeqCst);
+    store.finish_run(run_id, if interrupted { "interrupted" } else { "done" })?;
+    if let Some(e) = store_error {
+        return Err(e.into());
+    }
+    let failures: usize = results.iter().flatten().filter(|(_, r)| r.is_err()).count();
+    if args.json {
+        print_json(&jobs, &results, store, &target)?;
+    } else {
+        print_tables(&jobs, &results, store, &target, &sizes, protocol.tolerance() * args.margin)?;
+    }
+    eprintln!("ceiling: {new_probes} new probes stored, {} s", started.elapsed().as_secs());
+    if interrupted {
+        eprintln!("interrupted: every probe so far is stored; run the same command again to resume");
+        return Ok(ExitStatus::Interrupted);
+    }
+    Ok(if failures > 0 { ExitStatus::Failure } else { ExitStatus::Success })
+}
+
+fn generators(given: &[String]) -> anyhow::Result<Vec<String>> {
+    if given.is_empty() {
+        return Ok(SCALED_GENERATORS.iter().map(|g| (*g).to_owned()).collect());
+    }
+    for g in given {
+        anyhow::ensure!(SCALED_GENERATORS.contains(&g.as_str()), "unknown or unscaled generator `{g}`; the scaled ones: {}", SCALED_GENERATORS.join(", "));
+    }
+    Ok(given.to_vec())
+}
+
+fn show_scale(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), kmut_witness::ceiling::scale_text)
+}
+
+/// Per substrate: each generator's bracket and the distances to fp64 at the ceiling (the
+/// largest of its seeds: how close a correct kernel came to failing there).
+#[allow(clippy::print_stdout)] // the command's output
+fn print_tables(
+    jobs: &[CeilingJob],
+    results: &[Vec<(String, Result<Bracket, String>)>],
+    store: &kmut_store::Store,
+    target: &str,
+    sizes: &str,
+    margin: f64,
+) -> anyhow::Result<()> {
+    for (job, rows) in jobs.iter().zip(results) {
+        if rows.is_empty() {
+            continue;
+        }
+        let points = store.ceiling_points(&job.plan.name, target, &job.plan.original_id)?;
+        println!("{} ({sizes} sizes; valid: within {margin:.1e} of fp64 on every seed)", job.plan.name);
+        println!("  {:<10} {:>9} {:>14} {:>16} {:>16} {:>7}", "generator", "ceiling", "first invalid", "ref tau64 there", "orig tau64 there", "probes");
+        for (generator, result) in rows {
+            match result {
+                Ok(b) => {
+                    let at = |scale: Option<f64>, pick: fn(&CeilingPoint) -> Option<f64>| {
+                        scale.and_then(|s| {
+                            points
+                                .iter()
+                                .filter(|p| &p.generator == generator && p.sizes == job.sizes && p.scale.to_bits() == s.to_bits())
+                                .filter_map(pick)
+                                .reduce(f64::max)
+                        })
+                    };
+                    let ceiling = match (b.ceiling, b.first_invalid) {
+                        (Some(c), None) => format!(">= {}", show_scale(Some(c))),
+                        (c, _) => show_scale(c),
+                    };
+                    let n = points.iter().filter(|p| &p.generator == generator && p.sizes == job.sizes).count();
+                    let fmt = |x: Option<f64>| x.map_or_else(|| "-".into(), |v| format!("{v:.2e}"));
+                    println!(
+                        "  {:<10} {:>9} {:>14} {:>16} {:>16} {:>7}",
+                        generator,
+                        ceiling,
+                        show_scale(b.first_invalid),
+                        fmt(at(b.ceiling, |p| p.tau64_ref)),
+                        fmt(at(b.ceiling, |p| p.tau64_orig)),
+                        n
+                    );
+                }
+                Err(e) => println!("  {generator:<10} not probed: {e}"),
+            }
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::print_stdout)] // the command's output
+fn print_json(jobs: &[CeilingJob], results: &[Vec<(String, Result<Bracket, String>)>], store: &kmut_store::Store, target: &str) -> anyhow::Result<()> {
+    let mut out = Vec::new();
+    for (job, rows) in jobs.iter().zip(results) {
+        let points = store.ceiling_points(&job.plan.name, target, &job.plan.original_id)?;
+        for (generator, result) in rows {
+            let curve: Vec<_> = points
+                .iter()
+                .filter(|p| &p.generator == generator && p.sizes == job.sizes)
+                .map(|p| json!({"scale": p.scale, "seed": p.seed, "valid": p.valid, "tau64_ref": p.tau64_ref, "tau64_orig": p.tau64_orig}))
+                .collect();
+            out.push(match result {
+                Ok(b) => json!({"substrate": job.plan.name, "generator": generator, "sizes": job.sizes, "ceiling": b.ceiling, "first_invalid": b.first_invalid, "points": curve}),
+                Err(e) => json!({"substrate": job.plan.name, "generator": generator, "sizes": job.sizes, "error": e, "points": curve}),
+            });
+        }
+    }
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}

@@ -1,0 +1,148 @@
+//! What the workers say: each event moves its slot's state, and a worker's death is
+//! classified (a memory fault, killed from outside, died) before it is replaced.
+
+use std::time::Instant;
+
+use kmut_model::Outcome;
+
+use super::pool::SlotState;
+use super::Engine;
+use crate::protocol::Event;
+use crate::worker::{Exit, WorkerProcess};
+use crate::ExecError;
+
+impl Engine<'_> {
+    pub(super) fn on_line(&mut self, i: usize, event: Event) -> Result<(), ExecError> {
+        match (event, &self.slots[i].state) {
+            (Event::Ready { backend, name, memory_total }, SlotState::Starting { .. }) => {
+                self.slots[i].failed_starts = 0;
+                if self.summary.backend.is_empty() {
+                    self.summary.backend = backend.unwrap_or_else(|| format!("cuda:{}", name.as_deref().unwrap_or("?")));
+                }
+                if let Some(total) = memory_total {
+                    self.ledger.set_total(self.slots[i].device, total);
+                }
+                self.slots[i].state = SlotState::Idle;
+            }
+            (Event::Column(report), &SlotState::Preparing { unit, .. }) => {
+                self.slots[i].prepared = Some(unit);
+                self.slots[i].state = SlotState::Idle;
+                if let Some(peak) = report.peak_bytes {
+                    self.ledger.measured(unit.sub, unit.col, peak);
+                    self.slots[i].held = peak;
+                }
+                if self.alone.remove(&unit) {
+                    self.summary.environment_retried += 1;
+                    self.unreserve(i);
+                }
+                self.on_column(unit, &report)?;
+            }
+            (Event::Released, SlotState::Releasing { .. }) => {
+                self.slots[i].held = 0;
+                self.slots[i].state = SlotState::Idle;
+            }
+            (Event::Error { detail, fatal, environment }, state) => {
+                self.last_error.clone_from(&detail);
+                match *state {
+                    SlotState::Preparing { unit, .. } if environment => {
+                        self.slots[i].state = SlotState::Idle;
+                        self.slots[i].held = 0;
+                        self.prep_environment_failed(i, unit, &detail);
+                    }
+                    SlotState::Preparing { unit, .. } => {
+                        self.slots[i].state = SlotState::Idle;
+                        self.slots[i].held = 0;
+                        self.fail_substrate(
+                            unit.sub,
+                            format!(
+                                "column {} seed {} could not be prepared: {detail}",
+                                self.plans[unit.sub].columns[unit.col].suite, self.plans[unit.sub].columns[unit.col].seed
+                            ),
+                        );
+                    }
+                    SlotState::Starting { .. } => self.slots[i].failed_starts += 1,
+                    _ => self.reporter.note(&format!("worker {i}: {detail}")),
+                }
+                if fatal {
+                    self.replace(i, &detail)?;
+                }
+            }
+            (Event::Begin, SlotState::Evaluating { .. }) => {
+                if let SlotState::Evaluating { running, .. } = &mut self.slots[i].state {
+                    *running = Some(Instant::now());
+                }
+            }
+            (Event::End, SlotState::Evaluating { .. }) => {
+                let runs = self.runs_of(i);
+                if let SlotState::Evaluating { running, spent, ends, ended, .. } = &mut self.slots[i].state {
+                    if let Some(since) = running.take() {
+                        *spent += since.elapsed();
+                    }
+                    *ends += 1;
+                    if *ends >= runs {
+                        *ended = Some(Instant::now());
+                    }
+                }
+            }
+            (Event::Result(report), &SlotState::Evaluating { unit, cand, .. }) => {
+                self.slots[i].state = SlotState::Idle;
+                if let Some(why) = &report.environment {
+                    self.eval_environment_failed(i, unit, cand, why);
+                } else {
+                    let e = self.evaluation_from(unit, cand, &report);
+                    self.record(unit, cand, e);
+                    self.retried(i, unit, cand);
+                }
+                if report.fatal {
+                    self.replace(i, "its CUDA context did not survive the fault")?;
+                }
+            }
+            (Event::Noise(line), _) => self.reporter.note(&format!("worker {i} printed: {line}")),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// How many times the candidate slot `i` evaluates runs its pipeline (once per thread
+    /// order on the CPU backend).
+    pub(super) fn runs_of(&self, i: usize) -> u32 {
+        match self.slots[i].state {
+            SlotState::Evaluating { unit, cand, .. } => self.plans[unit.sub].candidates[cand].orders.len().max(1) as u32,
+            _ => 1,
+        }
+    }
+
+    pub(super) fn on_gone(&mut self, i: usize) -> Result<(), ExecError> {
+        let exit = self.slots[i].process.as_mut().and_then(WorkerProcess::exit_status);
+        let status = exit.map_or_else(|| "ended".to_owned(), |e| e.to_string());
+        // A bad memory access (the CPU backend's guard pages, a wild pointer) is a
+        // `memory_fault`; SIGKILL from outside (the kernel's OOM killer) is the machine's, not
+        // the mutant's; any other death (the driver aborting) `worker_died`.
+        let killed = exit.is_some_and(Exit::killed);
+        let class = if exit.is_some_and(Exit::memory_fault) { "memory_fault" } else { "worker_died" };
+        self.slots[i].held = 0;
+        match std::mem::replace(&mut self.slots[i].state, SlotState::Dead) {
+            SlotState::Evaluating { unit, cand, .. } if killed => {
+                self.eval_environment_failed(i, unit, cand, &format!("the worker was killed from outside ({status}; the kernel's OOM killer?)"));
+            }
+            SlotState::Evaluating { unit, cand, sent, .. } => {
+                let e =
+                    self.failed_evaluation(unit, cand, Outcome::Crash, Some(class.into()), format!("the worker died during the evaluation ({status})"), sent);
+                self.record(unit, cand, e);
+                self.retried(i, unit, cand);
+            }
+            SlotState::Preparing { unit, .. } if killed => {
+                self.prep_environment_failed(i, unit, &format!("the worker was killed from outside ({status}; the kernel's OOM killer?)"));
+            }
+            SlotState::Preparing { unit, .. } => self.prep_failed(unit, &format!("the worker died while preparing it ({status})")),
+            SlotState::Starting { .. } => {
+                self.slots[i].failed_starts += 1;
+                if self.last_error.is_empty() {
+                    self.last_error = format!("the worker exited at start ({status}); see {}", self.config.log.display());
+                }
+            }
+            SlotState::Idle | SlotState::Releasing { .. } | SlotState::Dead => {}
+        }
+        self.replace(i, &status)
+    }
+}

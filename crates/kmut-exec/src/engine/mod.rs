@@ -1,0 +1,346 @@
+//! The scheduler: units of work, worker slots, watchdogs, and the one store writer.
+//!
+//! Its parts, each a module: `rounds` (which mutants are taken now, on which columns),
+//! `pool` (worker slots and spares, handing out work within device memory), `events`
+//! (what workers say, and their deaths), `watchdog` (timeouts), `retries` (the machine's
+//! failures, never verdicts) and `results` (the store and the counts). This file holds the
+//! configuration, the summary and the loop that ties them; the worker's line protocol is typed
+//! in `crate::protocol`.
+//!
+//! A *unit* is one substrate's input column and the mutants still to run on it. A worker
+//! prepares a column once (inputs, reference, the original's run) and then takes that unit's
+//! mutants one at a time, so inputs are reused across mutants and every evaluation has its own
+//! deadline. In first-kill mode a substrate's columns run as waves: column `c + 1` gets only the
+//! mutants that survived columns `0..=c`. Work is taken in *rounds* (all of it at once, or
+//! slices of the stratified order under a time budget), so an interrupted budget still leaves a
+//! stratified sample of fully evaluated mutants.
+//!
+//! Verdicts are the mutant's alone. The watchdog times only the kernels (from the worker's
+//! `begin` before the first launch to its `end` after the last kernel completed), not the
+//! comparison or checksums after them. A failure that is the machine's (out of memory, a
+//! worker killed by the kernel's OOM killer, a worker that stalls outside the kernels) is
+//! never stored: the evaluation is retried once with the device to itself, then reported as
+//! an error of the run. GPU memory is budgeted across a device's workers (`memory`). Every
+//! result is written to the store as soon as it arrives, so a killed run loses at most the
+//! evaluations in flight.
+
+mod events;
+mod pool;
+mod results;
+mod retries;
+mod rounds;
+mod watchdog;
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use kmut_store::{Evaluation, Store};
+
+use crate::memory::Ledger;
+use crate::plan::SubstratePlan;
+use crate::worker::{Heard, Said};
+use crate::ExecError;
+use crate::RoundImages;
+use pool::{Owner, Slot, SlotState, Spare};
+use rounds::{MutantState, Unit, UnitKey};
+
+/// How the engine runs.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Program and arguments of a worker; `--device N` and `--scratch DIR` are appended.
+    pub worker_command: Vec<String>,
+    /// GPU indices to use, and workers on each.
+    pub devices: Vec<u32>,
+    pub workers_per_device: usize,
+    /// Started, idle workers kept ready on each device: a worker lost to a poisoned context or
+    /// a hang is replaced at once instead of after a fresh interpreter, torch and CUDA start.
+    pub spares_per_device: usize,
+    /// Folder where workers share drawn inputs (removed by the caller).
+    pub scratch: Option<PathBuf>,
+    /// Workers' stderr is appended here.
+    pub log: PathBuf,
+    /// Stop evaluating a mutant once an input kills it.
+    pub first_kill: bool,
+    /// The protocol tolerance deciding kills (first-kill mode and the live counts).
+    pub tolerance: f64,
+    /// The watchdog: an evaluation may take `max(timeout_factor x the original's kernel time,
+    /// min_timeout)` from its first launch.
+    pub timeout_factor: f64,
+    pub min_timeout: Duration,
+    /// From sending an evaluation to its first launch (loading the image, running `launch`).
+    pub start_timeout: Duration,
+    /// For preparing a column (drawing inputs, the reference, the original's run).
+    pub prep_timeout: Duration,
+    /// Mutants in the first round under a time budget; `None` runs everything in one round.
+    /// Later rounds are sized from the rate so far to fit the time left.
+    pub round: Option<usize>,
+    /// No new round starts after this instant.
+    pub deadline: Option<Instant>,
+    /// The compile target the images were built for (stored with every evaluation).
+    pub target: String,
+    /// Set aside a substrate whose original takes longer than this per input (ms): the CPU
+    /// backend's limit for problems whose fixed weights make every run slow there.
+    pub max_original_ms: Option<f64>,
+    /// With `max_original_ms`: a column preparation longer than this plus twice the limit
+    /// sets its substrate aside without waiting for the measurement (loading gigaparameter
+    /// weights and one run of their original can take minutes on a CPU).
+    pub heavy_prep_grace: Duration,
+    /// The witness search: generated columns (`W:` suites) are checked against the fp64
+    /// reference with this margin when prepared, and one that fails (an input no correct kernel
+    /// passes) is skipped: no mutant runs on it, since no kill there could witness anything.
+    pub validity_margin: Option<f64>,
+}
+
+/// Progress as the engine sees it; the CLI draws it.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    /// Mutants whose verdict is settled (killed, or run on every column) out of all planned.
+    pub decided: usize,
+    pub total: usize,
+    /// Evaluations made by this run so far, and kills among the settled mutants.
+    pub evaluations: usize,
+    pub killed: usize,
+    pub workers: usize,
+    pub elapsed: Duration,
+}
+
+pub trait Reporter: Sync {
+    fn progress(&self, progress: &Progress);
+    /// A one-line note worth showing (a worker replaced, a substrate that failed).
+    fn note(&self, message: &str);
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default)]
+pub struct RunSummary {
+    pub evaluations: usize,
+    /// Evaluations already in the store and reused.
+    pub resumed: usize,
+    pub crashes: usize,
+    pub timeouts: usize,
+    pub canaries: usize,
+    pub respawns: usize,
+    /// Of those, replaced at once by a ready spare.
+    pub spares_used: usize,
+    /// Images made round by round (`Engine::with_round_images`), and the time it took: inside
+    /// the run's elapsed time and its budget.
+    pub images_made: usize,
+    pub image_time: Duration,
+    pub kernel_ms: f64,
+    pub wall_ms: f64,
+    pub elapsed: Duration,
+    pub decided: usize,
+    pub total: usize,
+    pub killed: usize,
+    pub interrupted: bool,
+    pub budget_spent: bool,
+    /// Substrates that could not be evaluated, with the reason.
+    pub failures: Vec<String>,
+    /// Substrates set aside as too slow to run here (`max_original_ms`), with why.
+    pub set_aside: Vec<String>,
+    /// Evaluations and column preparations that failed for the machine's reasons (out of
+    /// memory, ...) twice, the second time with the device to themselves: errors of the run,
+    /// not verdicts; nothing of them is stored.
+    pub environment_errors: Vec<String>,
+    /// Of the machine's failures, those retried successfully.
+    pub environment_retried: usize,
+    pub backend: String,
+}
+
+pub struct Engine<'a> {
+    config: EngineConfig,
+    plans: &'a [SubstratePlan],
+    store: &'a mut Store,
+    run: i64,
+    reporter: &'a dyn Reporter,
+    interrupt: &'a AtomicBool,
+    // state
+    states: Vec<Vec<MutantState>>,
+    units: HashMap<UnitKey, Unit>,
+    /// Per substrate: the candidates of the current round (first-kill waves need them).
+    round_members: Vec<Vec<usize>>,
+    failed: Vec<Option<String>>,
+    /// Substrates stopped for being slow, not broken: `failed` stops them, this keeps them out
+    /// of the failures.
+    heavy: Vec<bool>,
+    prep_failures: HashMap<UnitKey, usize>,
+    original_ms: HashMap<UnitKey, f64>,
+    slots: Vec<Slot>,
+    spares: Vec<Spare>,
+    /// Worker id -> its slot or the spare pool; ids of killed workers are removed.
+    owners: HashMap<u64, Owner>,
+    next_worker: u64,
+    /// Spare starts that failed; past a few, no more spares are started.
+    spare_failures: usize,
+    tx: Sender<Heard>,
+    rx: Receiver<Heard>,
+    batch: Vec<Evaluation>,
+    last_report: Instant,
+    started: Instant,
+    summary: RunSummary,
+    last_error: String,
+    order: Vec<(usize, usize)>,
+    ledger: Ledger,
+    /// Device -> the slot that has it to itself and the unit it retries there.
+    reserved: HashMap<u32, (usize, UnitKey)>,
+    /// Evaluations (unit, candidate) and columns that failed for the machine's reasons.
+    env_failed_evals: HashMap<(UnitKey, usize), usize>,
+    env_failed_preps: HashMap<UnitKey, usize>,
+    /// Columns to prepare with the device to themselves.
+    alone: HashSet<UnitKey>,
+    /// Generated columns the validity gate refused: nothing runs on them.
+    invalid: HashSet<UnitKey>,
+    /// Makes each round's images when it starts; `None`: the plan made them all.
+    images: Option<&'a mut dyn RoundImages>,
+}
+
+impl<'a> Engine<'a> {
+    pub fn new(
+        config: EngineConfig,
+        plans: &'a [SubstratePlan],
+        store: &'a mut Store,
+        run: i64,
+        reporter: &'a dyn Reporter,
+        interrupt: &'a AtomicBool,
+    ) -> Engine<'a> {
+        let (tx, rx) = mpsc::channel();
+        Engine {
+            config,
+            plans,
+            store,
+            run,
+            reporter,
+            interrupt,
+            states: Vec::new(),
+            units: HashMap::new(),
+            round_members: vec![Vec::new(); plans.len()],
+            failed: vec![None; plans.len()],
+            heavy: vec![false; plans.len()],
+            prep_failures: HashMap::new(),
+            original_ms: HashMap::new(),
+            slots: Vec::new(),
+            spares: Vec::new(),
+            owners: HashMap::new(),
+            next_worker: 0,
+            spare_failures: 0,
+            tx,
+            rx,
+            batch: Vec::new(),
+            last_report: Instant::now(),
+            started: Instant::now(),
+            summary: RunSummary::default(),
+            last_error: String::new(),
+            order: Vec::new(),
+            ledger: Ledger::default(),
+            reserved: HashMap::new(),
+            env_failed_evals: HashMap::new(),
+            env_failed_preps: HashMap::new(),
+            alone: HashSet::new(),
+            invalid: HashSet::new(),
+            images: None,
+        }
+    }
+
+    /// Make each round's images when the round starts (a budgeted run's plan compiles none of
+    /// the mutants'): the time goes into the budget, and a mutant the budget leaves out is
+    /// never compiled.
+    #[must_use]
+    pub fn with_round_images(mut self, images: &'a mut dyn RoundImages) -> Engine<'a> {
+        self.images = Some(images);
+        self
+    }
+
+    /// Run `order` (positions `(substrate, candidate)` in the order mutants are taken) to the
+    /// end, the budget, or an interrupt.
+    pub fn run(mut self, order: &[(usize, usize)]) -> Result<RunSummary, ExecError> {
+        self.load_stored()?;
+        self.order = order.to_vec();
+        self.summary.total = order.len();
+        self.summary.resumed = order.iter().map(|&(s, c)| self.states[s][c].evaluated.len()).sum();
+        let mut taken = self.config.round.unwrap_or(order.len()).clamp(1, order.len().max(1)).min(order.len());
+        // Workers start (an interpreter, torch, a CUDA context) while the first round's images
+        // are made.
+        self.start_workers()?;
+        let mut result = self.start_round(&order[..taken]);
+        let result = loop {
+            if result.is_err() {
+                break result;
+            }
+            if self.interrupt.load(Ordering::Relaxed) {
+                self.summary.interrupted = true;
+                break Ok(());
+            }
+            if self.units.is_empty() {
+                if taken >= order.len() {
+                    break Ok(());
+                }
+                if self.config.deadline.is_some_and(|d| Instant::now() >= d) {
+                    self.summary.budget_spent = true;
+                    break Ok(());
+                }
+                let size = self.next_round_size(taken, order.len() - taken);
+                result = self.start_round(&order[taken..taken + size]);
+                taken += size;
+                continue;
+            }
+            if let Err(e) = self.step() {
+                break Err(e);
+            }
+        };
+        self.flush()?;
+        for spare in self.spares.drain(..) {
+            spare.process.quit();
+        }
+        for slot in &mut self.slots {
+            if let Some(p) = slot.process.take() {
+                if matches!(slot.state, SlotState::Idle | SlotState::Starting { .. } | SlotState::Releasing { .. }) {
+                    p.quit();
+                } else {
+                    let mut p = p;
+                    p.kill();
+                }
+            }
+        }
+        result?;
+        self.count_decided(order);
+        self.summary.elapsed = self.started.elapsed();
+        let named = |(i, f): (usize, &Option<String>)| f.as_ref().map(|f| format!("{}: {f}", self.plans[i].name));
+        self.summary.failures = self.failed.iter().enumerate().filter(|(i, _)| !self.heavy[*i]).filter_map(named).collect();
+        self.summary.set_aside = self.failed.iter().enumerate().filter(|(i, _)| self.heavy[*i]).filter_map(named).collect();
+        Ok(self.summary)
+    }
+
+    fn step(&mut self) -> Result<(), ExecError> {
+        for i in 0..self.slots.len() {
+            self.dispatch(i);
+        }
+        match self.rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(heard) => self.hear(heard)?,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => unreachable!("the engine holds a sender"),
+        }
+        self.watchdog()?;
+        // Every result is stored as soon as it is heard: a kill -9 of the orchestrator loses
+        // only the evaluations in flight (one short transaction each; SQLite's WAL keeps it cheap).
+        if !self.batch.is_empty() {
+            self.flush()?;
+        }
+        if self.last_report.elapsed() > Duration::from_millis(250) {
+            self.last_report = Instant::now();
+            self.report();
+        }
+        Ok(())
+    }
+
+    fn hear(&mut self, heard: Heard) -> Result<(), ExecError> {
+        match (self.owners.get(&heard.worker).copied(), heard.said) {
+            (None, _) => Ok(()), // a replaced worker's last words
+            (Some(Owner::Slot(i)), Said::Gone) => self.on_gone(i),
+            (Some(Owner::Slot(i)), Said::Line(event)) => self.on_line(i, event),
+            (Some(Owner::Spare), said) => self.on_spare(heard.worker, &said),
+        }
+    }
+}

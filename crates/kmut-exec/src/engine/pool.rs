@@ -1,0 +1,341 @@
+//! The worker pool: slots (the workers that take work), ready spares that replace a lost one
+//! at once, starting and replacing processes, handing out work and columns within the
+//! device's memory (`crate::memory`), and giving a device to one slot for a retry.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::rounds::UnitKey;
+use super::Engine;
+use crate::memory::Need;
+use crate::protocol::{Event, Request, SubstrateRef};
+use crate::worker::{Said, WorkerProcess};
+use crate::ExecError;
+
+pub(super) enum SlotState {
+    Starting {
+        since: Instant,
+    },
+    Idle,
+    Preparing {
+        unit: UnitKey,
+        since: Instant,
+    },
+    Evaluating {
+        unit: UnitKey,
+        cand: usize,
+        sent: Instant,
+        /// Since the worker's latest `begin` (its kernels are running).
+        running: Option<Instant>,
+        /// Kernel time of the runs already ended (a CPU mutant runs once per thread order).
+        spent: Duration,
+        /// `end`s heard; once every run ended, only the comparison is left.
+        ends: u32,
+        ended: Option<Instant>,
+    },
+    /// Asked to drop its column and free its memory; back to idle on `released`.
+    Releasing {
+        since: Instant,
+    },
+    Dead,
+}
+
+pub(super) struct Slot {
+    pub(super) device: u32,
+    /// The id of the worker process now in the slot.
+    pub(super) worker: u64,
+    pub(super) process: Option<WorkerProcess>,
+    pub(super) state: SlotState,
+    pub(super) prepared: Option<UnitKey>,
+    /// Device bytes its column holds (measured after preparing; estimated while preparing).
+    pub(super) held: u64,
+    pub(super) failed_starts: usize,
+}
+
+/// A started worker waiting to replace a lost one.
+pub(super) struct Spare {
+    pub(super) worker: u64,
+    pub(super) device: u32,
+    pub(super) process: WorkerProcess,
+    pub(super) ready: bool,
+}
+
+/// Who a worker id belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Owner {
+    Slot(usize),
+    Spare,
+}
+
+impl Engine<'_> {
+    pub(super) fn start_workers(&mut self) -> Result<(), ExecError> {
+        for &device in &self.config.devices {
+            for _ in 0..self.config.workers_per_device.max(1) {
+                self.slots.push(Slot { device, worker: u64::MAX, process: None, state: SlotState::Dead, prepared: None, held: 0, failed_starts: 0 });
+            }
+        }
+        for i in 0..self.slots.len() {
+            self.spawn(i)?;
+        }
+        for &device in &self.config.devices.clone() {
+            for _ in 0..self.config.spares_per_device {
+                self.spawn_spare(device)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn start_process(&mut self, device: u32, owner: Owner) -> Result<(u64, WorkerProcess), ExecError> {
+        let id = self.next_worker;
+        self.next_worker += 1;
+        let process = WorkerProcess::spawn(&self.config.worker_command, device, self.config.scratch.as_deref(), &self.config.log, id, self.tx.clone())?;
+        self.owners.insert(id, owner);
+        Ok((id, process))
+    }
+
+    pub(super) fn spawn(&mut self, i: usize) -> Result<(), ExecError> {
+        let (id, process) = self.start_process(self.slots[i].device, Owner::Slot(i))?;
+        let slot = &mut self.slots[i];
+        slot.worker = id;
+        slot.prepared = None;
+        slot.held = 0;
+        slot.process = Some(process);
+        slot.state = SlotState::Starting { since: Instant::now() };
+        Ok(())
+    }
+
+    pub(super) fn spawn_spare(&mut self, device: u32) -> Result<(), ExecError> {
+        if self.spare_failures >= 3 || self.interrupt.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let (worker, process) = self.start_process(device, Owner::Spare)?;
+        self.spares.push(Spare { worker, device, process, ready: false });
+        Ok(())
+    }
+
+    /// Put a ready spare of slot `i`'s device into the slot, and start another spare.
+    pub(super) fn take_spare(&mut self, i: usize) -> Result<bool, ExecError> {
+        let device = self.slots[i].device;
+        let Some(at) = self.spares.iter().position(|s| s.ready && s.device == device) else { return Ok(false) };
+        let spare = self.spares.swap_remove(at);
+        self.owners.insert(spare.worker, Owner::Slot(i));
+        self.summary.spares_used += 1;
+        let slot = &mut self.slots[i];
+        slot.worker = spare.worker;
+        slot.process = Some(spare.process);
+        slot.prepared = None;
+        slot.held = 0;
+        slot.state = SlotState::Idle;
+        self.spawn_spare(device)?;
+        Ok(true)
+    }
+
+    /// Kill slot `i`'s worker and put a spare or a fresh one in its place (or retire the slot
+    /// after repeated failed starts).
+    pub(super) fn replace(&mut self, i: usize, why: &str) -> Result<(), ExecError> {
+        if let Some(mut p) = self.slots[i].process.take() {
+            p.kill();
+        }
+        self.owners.remove(&self.slots[i].worker);
+        self.slots[i].state = SlotState::Dead;
+        self.slots[i].prepared = None;
+        self.slots[i].held = 0;
+        self.summary.respawns += 1;
+        if self.slots[i].failed_starts >= 3 {
+            self.reporter.note(&format!("worker {i} failed to start 3 times ({why}); retiring it"));
+            if self.slots.iter().all(|s| matches!(s.state, SlotState::Dead) && s.failed_starts >= 3) {
+                return Err(ExecError::NoWorker(self.last_error.clone()));
+            }
+            return Ok(());
+        }
+        if self.take_spare(i)? {
+            return Ok(());
+        }
+        self.spawn(i)
+    }
+
+    /// Give an idle worker its next evaluation (or column).
+    pub(super) fn dispatch(&mut self, i: usize) {
+        if !matches!(self.slots[i].state, SlotState::Idle) || self.interrupt.load(Ordering::Relaxed) {
+            return;
+        }
+        let device = self.slots[i].device;
+        let mut retry = None;
+        match self.reserved.get(&device).copied() {
+            // The unit to retry is gone (its substrate failed), or its work was taken by a
+            // worker on another device: nothing to wait for.
+            Some((_, unit)) if self.units.get(&unit).is_none_or(|u| u.pending.is_empty()) => {
+                self.reserved.remove(&device);
+            }
+            // Another slot is waiting to have this device to itself: take no new work, and
+            // give back the memory of the column held.
+            Some((owner, _)) if owner != i => {
+                self.release(i);
+                return;
+            }
+            // This slot's retry waits until every other worker on the device holds nothing.
+            Some(_) if self.held_by_others(i) > 0 => return,
+            Some((_, unit)) => retry = Some(unit),
+            None => {}
+        }
+        // Stay on the prepared column while it has work; otherwise take the unit with the most
+        // pending work per worker already on it that fits in the device's memory.
+        let key = match self.slots[i].prepared {
+            _ if retry.is_some() => retry.expect("checked"),
+            Some(k) if self.units.get(&k).is_some_and(|u| !u.pending.is_empty()) => k,
+            _ => {
+                let Some(k) = self.next_unit(i) else {
+                    self.release_idle_for(i);
+                    return;
+                };
+                k
+            }
+        };
+        if self.slots[i].prepared != Some(key) {
+            self.prepare(i, key);
+            return;
+        }
+        let unit = self.units.get_mut(&key).expect("unit exists");
+        let cand = unit.pending.pop_front().expect("pending work");
+        unit.in_flight += 1;
+        let c = &self.plans[key.sub].candidates[cand];
+        let request = Request::Eval {
+            eval: cand,
+            mutant: &c.id,
+            image: c.image.as_deref(),
+            scope: &c.scope,
+            transform: c.transform.as_ref(),
+            variant: c.variant.as_deref(),
+            orders: &c.orders,
+        };
+        let slot = &mut self.slots[i];
+        slot.state = SlotState::Evaluating { unit: key, cand, sent: Instant::now(), running: None, spent: Duration::ZERO, ends: 0, ended: None };
+        if let Some(p) = slot.process.as_mut() {
+            p.send(&request);
+        }
+    }
+
+    /// The unit slot `i` should prepare next: pending work, not being prepared by another
+    /// worker, and fitting in its device's memory beside what the other workers hold.
+    pub(super) fn next_unit(&self, i: usize) -> Option<UnitKey> {
+        let device = self.slots[i].device;
+        let on = |k: &UnitKey| self.slots.iter().filter(|s| s.prepared == Some(*k)).count();
+        // A unit another worker is preparing waits for its report: it may set the substrate
+        // aside (too slow here), and a second worker would pay the same preparation (and, on
+        // the CPU, hold the same weights) for nothing.
+        // Likewise a substrate never measured: its first column's footprint budgets the rest.
+        let preparing = |k: &UnitKey| {
+            let unmeasured = self.ledger.need(k.sub, k.col, false) == Need::Unknown;
+            self.slots.iter().any(|s| matches!(s.state, SlotState::Preparing { unit, .. } if unit == *k || unmeasured && unit.sub == k.sub))
+        };
+        let others = self.held_by_others(i);
+        self.units
+            .iter()
+            .filter(|(k, u)| !u.pending.is_empty() && !preparing(k))
+            .filter(|(k, _)| self.ledger.fits(device, self.need(**k), self.config.workers_per_device, others))
+            .max_by(|(a, ua), (b, ub)| {
+                (ua.pending.len() * 1000 / (on(a) + 1)).cmp(&(ub.pending.len() * 1000 / (on(b) + 1))).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col))
+            })
+            .map(|(k, _)| *k)
+    }
+
+    pub(super) fn need(&self, unit: UnitKey) -> Need {
+        self.ledger.need(unit.sub, unit.col, self.alone.contains(&unit))
+    }
+
+    /// Device bytes held by the other workers on slot `i`'s device.
+    pub(super) fn held_by_others(&self, i: usize) -> u64 {
+        let device = self.slots[i].device;
+        self.slots.iter().enumerate().filter(|(j, s)| *j != i && s.device == device).map(|(_, s)| s.held).sum()
+    }
+
+    /// Slot `i` found nothing that fits: if pending work is kept out only by memory that
+    /// idle workers on its device hold for columns with no work left, release them.
+    pub(super) fn release_idle_for(&mut self, i: usize) {
+        let device = self.slots[i].device;
+        let waiting = self.units.iter().any(|(k, u)| !u.pending.is_empty() && !self.slots.iter().any(|s| s.prepared == Some(*k)));
+        if !waiting {
+            return;
+        }
+        let idle: Vec<usize> = (0..self.slots.len())
+            .filter(|&j| j != i && self.slots[j].device == device && matches!(self.slots[j].state, SlotState::Idle) && self.slots[j].held > 0)
+            .filter(|&j| self.slots[j].prepared.is_none_or(|k| self.units.get(&k).is_none_or(|u| u.pending.is_empty())))
+            .collect();
+        for j in idle {
+            self.release(j);
+        }
+        if self.slots[i].held > 0 && self.slots[i].prepared.is_none_or(|k| self.units.get(&k).is_none_or(|u| u.pending.is_empty())) {
+            self.release(i);
+        }
+    }
+
+    /// Ask an idle worker to drop its column and free the device memory it holds.
+    pub(super) fn release(&mut self, i: usize) {
+        let slot = &mut self.slots[i];
+        if !matches!(slot.state, SlotState::Idle) || (slot.held == 0 && slot.prepared.is_none()) {
+            return;
+        }
+        slot.state = SlotState::Releasing { since: Instant::now() };
+        slot.prepared = None;
+        if let Some(p) = slot.process.as_mut() {
+            p.send(&Request::Release);
+        }
+    }
+
+    pub(super) fn prepare(&mut self, i: usize, key: UnitKey) {
+        let plan = &self.plans[key.sub];
+        let column = &plan.columns[key.col];
+        // The validity gate runs on generated columns only: a substrate's own suites passed the
+        // gate's fp64 check when it was accepted.
+        let margin = self.config.validity_margin.filter(|_| column.suite.starts_with("W:"));
+        let substrate = SubstrateRef {
+            name: &plan.name,
+            path: &plan.path,
+            original_image: &plan.original_image,
+            symbols: &plan.symbols,
+            original_variant: plan.original_variant.as_deref(),
+        };
+        let request = Request::Column { substrate, suite: &column.suite, seed: column.seed, margin };
+        let need = self.need(key);
+        let held = self.ledger.bytes(self.slots[i].device, need, self.config.workers_per_device).unwrap_or(0);
+        let slot = &mut self.slots[i];
+        slot.state = SlotState::Preparing { unit: key, since: Instant::now() };
+        // Until the worker reports its measured peak, count the estimate as held.
+        slot.held = held;
+        slot.prepared = None;
+        if let Some(p) = slot.process.as_mut() {
+            p.send(&request);
+        }
+    }
+
+    /// Give slot `i` its device to itself for `unit`, unless another slot already waits for it
+    /// (that one's turn comes first; this retry then runs beside nothing but it).
+    pub(super) fn reserve(&mut self, i: usize, unit: UnitKey) {
+        self.reserved.entry(self.slots[i].device).or_insert((i, unit));
+    }
+
+    pub(super) fn unreserve(&mut self, i: usize) {
+        let device = self.slots[i].device;
+        if self.reserved.get(&device).is_some_and(|&(slot, _)| slot == i) {
+            self.reserved.remove(&device);
+        }
+    }
+
+    pub(super) fn on_spare(&mut self, worker: u64, said: &Said) -> Result<(), ExecError> {
+        let Some(at) = self.spares.iter().position(|s| s.worker == worker) else { return Ok(()) };
+        match said {
+            Said::Line(Event::Ready { .. }) => {
+                self.spares[at].ready = true;
+                return Ok(());
+            }
+            Said::Line(Event::Error { .. }) | Said::Gone => {}
+            Said::Line(_) => return Ok(()),
+        }
+        // It could not start: drop it and try another, a few times at most.
+        let mut spare = self.spares.swap_remove(at);
+        spare.process.kill();
+        self.owners.remove(&worker);
+        self.spare_failures += 1;
+        self.spawn_spare(spare.device)
+    }
+}

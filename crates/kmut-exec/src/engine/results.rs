@@ -1,0 +1,159 @@
+//! Results into the store: columns' baselines, evaluations (heard, or made up for a timeout or a
+//! death), the run's counts, and the progress report.
+
+use std::time::Instant;
+
+use kmut_model::Outcome;
+use kmut_store::{Baseline, Evaluation};
+
+use super::pool::SlotState;
+use super::rounds::UnitKey;
+use super::{Engine, Progress};
+use crate::protocol::{ColumnReport, EvalReport};
+use crate::ExecError;
+
+impl Engine<'_> {
+    pub(super) fn on_column(&mut self, unit: UnitKey, v: &ColumnReport) -> Result<(), ExecError> {
+        let kernel_ms = v.kernel_ms;
+        self.original_ms.insert(unit, kernel_ms.unwrap_or(0.0));
+        let plan = &self.plans[unit.sub];
+        let col = &plan.columns[unit.col];
+        let b = Baseline {
+            substrate: plan.name.clone(),
+            target: self.config.target.clone(),
+            suite: col.suite.clone(),
+            seed: col.seed,
+            backend: self.summary.backend.clone(),
+            sizes: v.sizes.clone(),
+            tau: v.tau,
+            max_abs: v.max_abs,
+            kernel_ms,
+            prep_s: v.prep_s,
+            image: Some(plan.original_id.clone()),
+            peak_bytes: v.peak_bytes,
+            valid: v.valid,
+            tau64_ref: v.tau64_ref,
+            tau64_orig: v.tau64_orig,
+        };
+        self.store.put_baseline(&b, self.run)?;
+        if b.valid == Some(false) {
+            // Past the legitimate-variance ceiling: a correct kernel fails here too.
+            self.invalid.insert(unit);
+            if let Some(u) = self.units.get_mut(&unit) {
+                u.pending.clear();
+            }
+            self.maybe_close(unit);
+            return Ok(());
+        }
+        if let (Some(limit), Some(ms)) = (self.config.max_original_ms, kernel_ms) {
+            if ms > limit {
+                self.set_aside(unit.sub, &format!("its original takes {:.1} s per input here (limit {:.1} s)", ms / 1e3, limit / 1e3));
+                return Ok(());
+            }
+        }
+        if b.tau.is_some_and(|t| t > self.config.tolerance) {
+            self.reporter.note(&format!(
+                "{}: the original itself fails {} seed {} (tau* {:.3e}); kills on it mean nothing",
+                plan.name,
+                col.suite,
+                col.seed,
+                b.tau.unwrap_or(f64::NAN)
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn evaluation_from(&self, unit: UnitKey, cand: usize, v: &EvalReport) -> Evaluation {
+        let plan = &self.plans[unit.sub];
+        let c = &plan.candidates[cand];
+        let col = &plan.columns[unit.col];
+        Evaluation {
+            mutant: c.id.clone(),
+            target: self.config.target.clone(),
+            suite: col.suite.clone(),
+            seed: col.seed,
+            image: c.image_id.clone(),
+            backend: self.summary.backend.clone(),
+            outcome: if v.crash.is_some() { Outcome::Crash } else { Outcome::Completed },
+            crash: v.crash.clone(),
+            detail: v.detail.clone(),
+            tau: v.tau,
+            max_abs: v.max_abs,
+            max_rel: v.max_rel,
+            nonfinite: v.nonfinite,
+            shape_ok: v.shape_ok,
+            canary: v.canary,
+            inputs_restored: v.inputs_restored,
+            kernel_ms: v.kernel_ms,
+            wall_ms: v.wall_ms.unwrap_or(0.0),
+            orders: v.orders.clone(),
+        }
+    }
+
+    pub(super) fn failed_evaluation(&self, unit: UnitKey, cand: usize, outcome: Outcome, crash: Option<String>, detail: String, sent: Instant) -> Evaluation {
+        let plan = &self.plans[unit.sub];
+        let c = &plan.candidates[cand];
+        let col = &plan.columns[unit.col];
+        Evaluation {
+            mutant: c.id.clone(),
+            target: self.config.target.clone(),
+            suite: col.suite.clone(),
+            seed: col.seed,
+            image: c.image_id.clone(),
+            backend: self.summary.backend.clone(),
+            outcome,
+            crash,
+            detail: Some(detail),
+            tau: None,
+            max_abs: None,
+            max_rel: None,
+            nonfinite: false,
+            shape_ok: true,
+            canary: false,
+            inputs_restored: false,
+            kernel_ms: None,
+            wall_ms: sent.elapsed().as_secs_f64() * 1e3,
+            orders: Vec::new(),
+        }
+    }
+
+    pub(super) fn record(&mut self, unit: UnitKey, cand: usize, e: Evaluation) {
+        self.summary.evaluations += 1;
+        match e.outcome {
+            Outcome::Crash => self.summary.crashes += 1,
+            Outcome::Timeout => self.summary.timeouts += 1,
+            Outcome::Completed => {}
+        }
+        self.summary.canaries += usize::from(e.canary);
+        self.summary.kernel_ms += e.kernel_ms.unwrap_or(0.0);
+        self.summary.wall_ms += e.wall_ms;
+        let st = &mut self.states[unit.sub][cand];
+        st.evaluated.insert(unit.col);
+        st.killed |= e.kills_at(self.config.tolerance);
+        self.batch.push(e);
+        if let Some(u) = self.units.get_mut(&unit) {
+            u.in_flight -= 1;
+        }
+        self.maybe_close(unit);
+    }
+
+    pub(super) fn flush(&mut self) -> Result<(), ExecError> {
+        if !self.batch.is_empty() {
+            self.store.put_evaluations(&self.batch, self.run)?;
+            self.batch.clear();
+        }
+        Ok(())
+    }
+
+    pub(super) fn report(&self) {
+        let mut p = Progress { total: self.summary.total, evaluations: self.summary.evaluations, elapsed: self.started.elapsed(), ..Progress::default() };
+        for &(sub, cand) in &self.order {
+            if self.decided(sub, cand) {
+                p.decided += 1;
+                p.killed += usize::from(self.states[sub][cand].killed);
+            }
+        }
+        p.workers = self.slots.iter().filter(|s| !matches!(s.state, SlotState::Dead)).count();
+        self.reporter.progress(&p);
+    }
+}

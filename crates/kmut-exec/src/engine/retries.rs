@@ -1,0 +1,69 @@
+//! The machine's failures (out of memory, a worker killed from outside, a stall outside the
+//! kernels) are never verdicts: an evaluation or a column is retried once with the device to
+//! itself, then reported as an error of the run with nothing stored.
+
+use super::rounds::UnitKey;
+use super::Engine;
+
+impl Engine<'_> {
+    /// An evaluation failed for the machine's reasons (out of memory, ...): nothing is stored.
+    /// The first time, it goes back to the front of its unit and slot `i` gets the device to
+    /// itself for it; the second time it is an error of the run and the mutant stays not run.
+    pub(super) fn eval_environment_failed(&mut self, i: usize, unit: UnitKey, cand: usize, why: &str) {
+        let n = self.env_failed_evals.entry((unit, cand)).or_insert(0);
+        *n += 1;
+        let id = self.plans[unit.sub].candidates[cand].id.clone();
+        if let Some(u) = self.units.get_mut(&unit) {
+            u.in_flight -= 1;
+            if *n < 2 {
+                u.pending.push_front(cand);
+            }
+        }
+        if *n < 2 {
+            self.reporter.note(&format!("{id} on {}: {why}: not a verdict; retrying it with the device to itself", self.plans[unit.sub].name));
+            self.reserve(i, unit);
+        } else {
+            self.summary
+                .environment_errors
+                .push(format!("{} mutant {id}: {why} (twice, the second time with the device to itself); nothing stored", self.plans[unit.sub].name));
+            self.unreserve(i);
+        }
+        self.maybe_close(unit);
+    }
+
+    /// A column could not be prepared for the machine's reasons: retried once alone, then the
+    /// substrate fails with the reason (a failure of the run, no verdict).
+    pub(super) fn prep_environment_failed(&mut self, i: usize, unit: UnitKey, why: &str) {
+        let n = self.env_failed_preps.entry(unit).or_insert(0);
+        *n += 1;
+        let col = &self.plans[unit.sub].columns[unit.col];
+        if *n < 2 {
+            self.reporter.note(&format!("{} {} seed {}: {why}: retrying it with the device to itself", self.plans[unit.sub].name, col.suite, col.seed));
+            self.alone.insert(unit);
+            self.reserve(i, unit);
+        } else {
+            let what = format!("column {} seed {} could not be prepared: {why} (twice, the second time with the device to itself)", col.suite, col.seed);
+            self.summary.environment_errors.push(format!("{}: {what}", self.plans[unit.sub].name));
+            self.alone.remove(&unit);
+            self.unreserve(i);
+            self.fail_substrate(unit.sub, what);
+        }
+    }
+
+    /// An evaluation that failed for the machine's reasons before has now been made.
+    pub(super) fn retried(&mut self, i: usize, unit: UnitKey, cand: usize) {
+        if self.env_failed_evals.remove(&(unit, cand)).is_some() {
+            self.summary.environment_retried += 1;
+            self.unreserve(i);
+        }
+    }
+
+    pub(super) fn prep_failed(&mut self, unit: UnitKey, why: &str) {
+        let n = self.prep_failures.entry(unit).or_insert(0);
+        *n += 1;
+        if *n >= 2 {
+            let col = &self.plans[unit.sub].columns[unit.col];
+            self.fail_substrate(unit.sub, format!("column {} seed {} failed twice: {why}", col.suite, col.seed));
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Rounds and units: which mutants are taken now, on which columns. A round is a slice of
+//! the stratified order (all of it without a budget); within it each substrate's column is a
+//! *unit* of pending mutants, opened all at once (full matrix) or as first-kill waves (column
+//! `c + 1` gets only the survivors of `0..=c`). Also what counts as settled, and substrates
+//! that stop (failed, or set aside as too slow here).
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::time::Instant;
+
+use kmut_store::Evaluation;
+
+use super::Engine;
+use crate::ExecError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct UnitKey {
+    pub(super) sub: usize,
+    pub(super) col: usize,
+}
+
+pub(super) struct Unit {
+    pub(super) pending: VecDeque<usize>,
+    pub(super) in_flight: usize,
+}
+
+pub(super) struct MutantState {
+    pub(super) killed: bool,
+    pub(super) evaluated: BTreeSet<usize>,
+}
+
+impl Engine<'_> {
+    /// Stored evaluations of the same images count as done.
+    pub(super) fn load_stored(&mut self) -> Result<(), ExecError> {
+        for (sub, plan) in self.plans.iter().enumerate() {
+            // Footprints measured by earlier runs budget this one's memory from the start, and
+            // generated columns the validity gate refused (for the same original) stay skipped.
+            for b in self.store.baselines(&plan.name, &self.config.target)? {
+                let Some(col) = plan.columns.iter().position(|k| k.suite == b.suite && k.seed == b.seed) else { continue };
+                if let Some(bytes) = b.peak_bytes {
+                    self.ledger.measured(sub, col, bytes);
+                }
+                if b.valid == Some(false) && b.image.as_deref() == Some(plan.original_id.as_str()) && self.config.validity_margin.is_some() {
+                    self.invalid.insert(UnitKey { sub, col });
+                }
+            }
+            let stored = self.store.evaluations(&plan.name, &self.config.target)?;
+            let mut by_id: HashMap<&str, Vec<&Evaluation>> = HashMap::new();
+            for e in &stored {
+                by_id.entry(e.mutant.as_str()).or_default().push(e);
+            }
+            let states = plan
+                .candidates
+                .iter()
+                .map(|c| {
+                    let mut st = MutantState { killed: false, evaluated: BTreeSet::new() };
+                    for e in by_id.get(c.id.as_str()).into_iter().flatten().filter(|e| e.image == c.image_id) {
+                        if let Some(col) = plan.columns.iter().position(|k| k.suite == e.suite && k.seed == e.seed) {
+                            st.evaluated.insert(col);
+                            st.killed |= e.kills_at(self.config.tolerance);
+                        }
+                    }
+                    st
+                })
+                .collect();
+            self.states.push(states);
+        }
+        Ok(())
+    }
+
+    pub(super) fn needs(&self, sub: usize, cand: usize, col: usize) -> bool {
+        let st = &self.states[sub][cand];
+        !(st.evaluated.contains(&col) || self.config.first_kill && st.killed)
+    }
+
+    /// Under a budget: as many mutants as the rate so far says fit in 80% of the time left
+    /// (at least half the first round, at most what is left).
+    pub(super) fn next_round_size(&self, done: usize, left: usize) -> usize {
+        let first = self.config.round.unwrap_or(left).max(1);
+        let Some(deadline) = self.config.deadline else { return left };
+        let elapsed = self.started.elapsed().as_secs_f64().max(1e-3);
+        let remaining = deadline.saturating_duration_since(Instant::now()).as_secs_f64();
+        let fit = (done as f64 / elapsed * remaining * 0.8) as usize;
+        fit.max(first / 2).max(1).min(left)
+    }
+
+    /// Take `round` (a slice of the order): make the images of its mutants that still need an
+    /// evaluation, then open their units.
+    pub(super) fn start_round(&mut self, round: &[(usize, usize)]) -> Result<(), ExecError> {
+        for members in &mut self.round_members {
+            members.clear();
+        }
+        for &(sub, cand) in round {
+            if self.failed[sub].is_none() {
+                self.round_members[sub].push(cand);
+            }
+        }
+        // Only what this round will evaluate: not a mutant settled by stored evaluations.
+        let wanted: Vec<(usize, usize)> = round.iter().copied().filter(|&(s, c)| self.failed[s].is_none() && !self.decided(s, c)).collect();
+        if let Some(images) = self.images.as_deref_mut().filter(|_| !wanted.is_empty()) {
+            let start = Instant::now();
+            let made = images.make(self.plans, &wanted).map_err(ExecError::Images)?;
+            self.summary.images_made += made;
+            self.summary.image_time += start.elapsed();
+        }
+        for sub in 0..self.plans.len() {
+            if self.config.first_kill {
+                self.open_wave(sub, 0);
+            } else {
+                for col in 0..self.plans[sub].columns.len() {
+                    self.open_unit(sub, col);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Open column `col` (or the next one with work) of `sub` for the round's mutants that need it.
+    pub(super) fn open_wave(&mut self, sub: usize, from: usize) {
+        for col in from..self.plans[sub].columns.len() {
+            if self.open_unit(sub, col) {
+                return;
+            }
+        }
+    }
+
+    pub(super) fn open_unit(&mut self, sub: usize, col: usize) -> bool {
+        if self.invalid.contains(&UnitKey { sub, col }) {
+            return false;
+        }
+        let pending: VecDeque<usize> = self.round_members[sub].iter().copied().filter(|&c| self.needs(sub, c, col)).collect();
+        if pending.is_empty() {
+            return false;
+        }
+        self.units.insert(UnitKey { sub, col }, Unit { pending, in_flight: 0 });
+        true
+    }
+
+    /// A unit with nothing pending or in flight is closed; in first-kill mode the next wave opens.
+    pub(super) fn maybe_close(&mut self, key: UnitKey) {
+        let done = self.units.get(&key).is_some_and(|u| u.pending.is_empty() && u.in_flight == 0);
+        if done {
+            self.units.remove(&key);
+            if self.config.first_kill && self.failed[key.sub].is_none() {
+                self.open_wave(key.sub, key.col + 1);
+            }
+        }
+    }
+
+    /// Stop a substrate that is too slow to run here: like a failure, but reported apart.
+    pub(super) fn set_aside(&mut self, sub: usize, why: &str) {
+        if self.failed[sub].is_none() {
+            self.heavy[sub] = true;
+            self.fail_substrate(sub, format!("set aside: {why}"));
+        }
+    }
+
+    pub(super) fn fail_substrate(&mut self, sub: usize, why: String) {
+        if self.failed[sub].is_some() {
+            return; // a second column of it failing (or in flight) says nothing new
+        }
+        self.reporter.note(&format!("{}: {why}; its remaining mutants are skipped", self.plans[sub].name));
+        self.failed[sub] = Some(why);
+        let keys: Vec<UnitKey> = self.units.keys().copied().filter(|k| k.sub == sub).collect();
+        for k in keys {
+            if let Some(u) = self.units.get_mut(&k) {
+                u.pending.clear();
+            }
+            self.maybe_close(k);
+        }
+    }
+
+    pub(super) fn decided(&self, sub: usize, cand: usize) -> bool {
+        let st = &self.states[sub][cand];
+        let skipped = (0..self.plans[sub].columns.len()).filter(|&col| self.invalid.contains(&UnitKey { sub, col }) && !st.evaluated.contains(&col)).count();
+        (self.config.first_kill && st.killed) || st.evaluated.len() + skipped == self.plans[sub].columns.len()
+    }
+
+    pub(super) fn count_decided(&mut self, order: &[(usize, usize)]) {
+        self.summary.decided = order.iter().filter(|&&(s, c)| self.decided(s, c)).count();
+        self.summary.killed = order.iter().filter(|&&(s, c)| self.decided(s, c) && self.states[s][c].killed).count();
+    }
+}

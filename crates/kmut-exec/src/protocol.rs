@@ -1,0 +1,247 @@
+//! The run worker's line protocol, typed: the requests the engine sends and the events it hears
+//! (`python/kmut/_run_worker.py` documents the same protocol from the worker's side).
+//!
+//! One JSON object per line each way. Reading is lenient where the worker is: JSON has no
+//! infinity, so numbers may come as `"inf"`/`"nan"` strings; a missing flag is `false`. A line
+//! that is not JSON, or a known event whose fields cannot be read, is `Noise` (shown, never
+//! dropped); an event this engine does not know is `Other` (ignored).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use kmut_model::LaunchTransform;
+use serde::Serialize;
+use serde_json::Value;
+
+/// What the engine asks a worker.
+#[derive(Debug, Serialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+pub enum Request<'a> {
+    /// Make `(suite, seed)` of `substrate` the worker's current column.
+    Column {
+        substrate: SubstrateRef<'a>,
+        suite: &'a str,
+        seed: u64,
+        /// The witness search's validity gate: generated columns are checked against fp64
+        /// within this margin.
+        margin: Option<f64>,
+    },
+    /// Run one mutant on the current column.
+    Eval {
+        eval: usize,
+        mutant: &'a str,
+        image: Option<&'a Path>,
+        scope: &'a [String],
+        transform: Option<&'a LaunchTransform>,
+        variant: Option<&'a str>,
+        orders: &'a [u32],
+    },
+    /// Drop the column and free its device memory.
+    Release,
+    Quit,
+}
+
+/// The substrate part of a `column` request.
+#[derive(Debug, Serialize)]
+pub struct SubstrateRef<'a> {
+    pub name: &'a str,
+    pub path: &'a str,
+    pub original_image: &'a Path,
+    pub symbols: &'a BTreeMap<String, String>,
+    pub original_variant: Option<&'a str>,
+}
+
+impl Request<'_> {
+    pub fn line(&self) -> String {
+        serde_json::to_string(self).expect("requests serialise")
+    }
+}
+
+/// What a worker said.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Started: its backend (CPU) or GPU name, and the device's memory.
+    Ready {
+        backend: Option<String>,
+        name: Option<String>,
+        memory_total: Option<u64>,
+    },
+    Column(ColumnReport),
+    /// Just before the first launch of an evaluation (once per thread order on the CPU).
+    Begin,
+    /// The last kernel of a run completed.
+    End,
+    Result(Box<EvalReport>),
+    Released,
+    Error {
+        detail: String,
+        fatal: bool,
+        environment: bool,
+    },
+    /// A line that is not a readable event: the worker's bug, shown to the user.
+    Noise(String),
+    /// An event this engine does not act on.
+    Other,
+}
+
+/// A prepared column: the original's run on it and what the column costs.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ColumnReport {
+    /// The drawn sizes, as JSON text.
+    pub sizes: String,
+    pub tau: Option<f64>,
+    pub max_abs: Option<f64>,
+    pub kernel_ms: Option<f64>,
+    pub prep_s: Option<f64>,
+    pub peak_bytes: Option<u64>,
+    /// The witness search's validity gate, on generated columns.
+    pub valid: Option<bool>,
+    pub tau64_ref: Option<f64>,
+    pub tau64_orig: Option<f64>,
+}
+
+/// One evaluation's result (its flags are the worker's independent observations, each stored).
+#[allow(clippy::struct_excessive_bools)]
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EvalReport {
+    /// The machine failed (out of memory, ...): no verdict, the engine retries it.
+    pub environment: Option<String>,
+    /// The worker's context did not survive; it exits after this line.
+    pub fatal: bool,
+    pub crash: Option<String>,
+    pub detail: Option<String>,
+    pub tau: Option<f64>,
+    pub max_abs: Option<f64>,
+    pub max_rel: Option<f64>,
+    pub nonfinite: bool,
+    pub shape_ok: bool,
+    pub canary: bool,
+    pub inputs_restored: bool,
+    pub kernel_ms: Option<f64>,
+    pub wall_ms: Option<f64>,
+    /// `(order, tau*)` per thread order on the CPU backend; a non-finite tau* is `None`.
+    pub orders: Vec<(u32, Option<f64>)>,
+}
+
+impl Event {
+    /// Read one line of a worker's stdout.
+    pub fn parse(line: &str) -> Event {
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) => Event::from_value(&v).unwrap_or_else(|| Event::Noise(line.to_owned())),
+            Err(_) => Event::Noise(line.to_owned()),
+        }
+    }
+
+    /// `None` for an object that is not an event, or a known event that cannot be read.
+    fn from_value(v: &Value) -> Option<Event> {
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+        let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
+        let num = |k: &str| number(v.get(k));
+        Some(match v.get("event")?.as_str()? {
+            "ready" => Event::Ready { backend: text("backend"), name: text("name"), memory_total: v.get("memory_total").and_then(Value::as_u64) },
+            "column" => Event::Column(ColumnReport {
+                sizes: v.get("sizes").map_or_else(|| "{}".to_owned(), Value::to_string),
+                tau: num("tau"),
+                max_abs: num("max_abs"),
+                kernel_ms: num("kernel_ms"),
+                prep_s: num("prep_s"),
+                peak_bytes: v.get("peak_bytes").and_then(Value::as_u64),
+                valid: v.get("valid").and_then(Value::as_bool),
+                tau64_ref: num("tau64_ref"),
+                tau64_orig: num("tau64_orig"),
+            }),
+            "begin" => Event::Begin,
+            "end" => Event::End,
+            "result" => Event::Result(Box::new(EvalReport {
+                environment: text("environment"),
+                fatal: flag("fatal"),
+                crash: text("crash"),
+                // A shape mismatch explains itself in `shape`.
+                detail: text("detail").or_else(|| text("shape")),
+                tau: num("tau"),
+                max_abs: num("max_abs"),
+                max_rel: num("max_rel"),
+                nonfinite: flag("nonfinite"),
+                shape_ok: v.get("shape_ok").and_then(Value::as_bool).unwrap_or(true),
+                canary: flag("canary"),
+                inputs_restored: flag("inputs_restored"),
+                kernel_ms: num("kernel_ms"),
+                wall_ms: num("wall_ms"),
+                orders: v.get("orders").and_then(Value::as_array).map_or_else(Vec::new, |a| a.iter().filter_map(order_tau).collect()),
+            })),
+            "released" => Event::Released,
+            "error" => {
+                Event::Error { detail: text("detail").unwrap_or_else(|| "no detail".to_owned()), fatal: flag("fatal"), environment: flag("environment") }
+            }
+            "noise" => Event::Noise(text("line").unwrap_or_default()),
+            _ => Event::Other,
+        })
+    }
+}
+
+/// One `[order, tau]` pair of a multi-order evaluation; a missing or non-finite tau is `None`.
+fn order_tau(v: &Value) -> Option<(u32, Option<f64>)> {
+    let pair = v.as_array()?;
+    let order = u32::try_from(pair.first()?.as_u64()?).ok()?;
+    Some((order, number(pair.get(1)).filter(|t| t.is_finite())))
+}
+
+/// A number from the worker: JSON has no infinity, so the worker sends `"inf"` or `"nan"`.
+fn number(v: Option<&Value>) -> Option<f64> {
+    match v? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => match s.as_str() {
+            "inf" | "Infinity" => Some(f64::INFINITY),
+            "-inf" | "-Infinity" => Some(f64::NEG_INFINITY),
+            "nan" | "NaN" => Some(f64::NAN),
+            other => other.parse().ok(),
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_the_lines_the_worker_reads() {
+        let scope = vec!["k".to_owned()];
+        let eval = Request::Eval { eval: 3, mutant: "m1", image: Some(Path::new("/c/x.cubin")), scope: &scope, transform: None, variant: None, orders: &[] };
+        let v: Value = serde_json::from_str(&eval.line()).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"op": "eval", "eval": 3, "mutant": "m1", "image": "/c/x.cubin", "scope": ["k"], "transform": null, "variant": null, "orders": []})
+        );
+        assert_eq!(Request::Release.line(), r#"{"op":"release"}"#);
+        assert_eq!(Request::Quit.line(), r#"{"op":"quit"}"#);
+        let symbols = BTreeMap::from([("k".to_owned(), "k".to_owned())]);
+        let substrate = SubstrateRef { name: "s", path: "s.py", original_image: Path::new("o.cubin"), symbols: &symbols, original_variant: None };
+        let v: Value = serde_json::from_str(&Request::Column { substrate, suite: "T0_original", seed: 2, margin: None }.line()).unwrap();
+        assert_eq!(v["op"], "column");
+        assert_eq!(v["substrate"]["original_image"], "o.cubin");
+        assert_eq!((v["suite"].as_str(), v["seed"].as_u64()), (Some("T0_original"), Some(2)));
+    }
+
+    #[test]
+    fn events_read_leniently_and_never_drop_a_line() {
+        let Event::Result(r) = Event::parse(
+            r#"{"event":"result","eval":1,"tau":"inf","max_abs":"nan","orders":[[0,1e-6],[1,"inf"]],"shape":"(2,) vs ref (3,)","shape_ok":false}"#,
+        ) else {
+            panic!("a result")
+        };
+        assert_eq!(r.tau, Some(f64::INFINITY));
+        assert!(r.max_abs.unwrap().is_nan());
+        assert_eq!(r.orders, [(0, Some(1e-6)), (1, None)]);
+        assert_eq!(r.detail.as_deref(), Some("(2,) vs ref (3,)"));
+        assert!(!r.shape_ok && !r.fatal && !r.canary && r.environment.is_none());
+        assert_eq!(Event::parse("Traceback (most recent call last):"), Event::Noise("Traceback (most recent call last):".into()));
+        assert_eq!(Event::parse(r#"{"event":"heartbeat"}"#), Event::Other);
+        assert_eq!(Event::parse(r#"{"no":"event"}"#), Event::Noise(r#"{"no":"event"}"#.into()));
+        assert_eq!(
+            Event::parse(r#"{"event":"error","detail":"oom","environment":true}"#),
+            Event::Error { detail: "oom".into(), fatal: false, environment: true }
+        );
+        assert_eq!(Event::parse(r#"{"event":"ready","memory_total":5}"#), Event::Ready { backend: None, name: None, memory_total: Some(5) });
+    }
+}

@@ -1,0 +1,40 @@
+"""`kmut bench run` on the CPU backend: well-formed, non-empty figures for a baseline and the given
+configuration on one tiny stratified sample (no timing is asserted: speed claims come from the
+benchmark itself, on the machine it ran on)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+from .conftest import ROOT, kmut_command
+
+ACCEPTED = ROOT / "substrates" / "accepted"
+SUBSTRATES = ["L1p19_relu", "L1p23_softmax"]
+
+
+def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
+    env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path))
+    args = ["bench", "run", *[str(ACCEPTED / f"{n}.py") for n in SUBSTRATES], "--backend", "cpu", "--sample", "6", "--seed", "1",
+            "--cpu-workers", "2", "--json"]
+    out = subprocess.run([*kmut_command(), *args], capture_output=True, text=True, timeout=1500, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    doc = json.loads(out.stdout)
+    assert (doc["backend"], doc["sample"], doc["seed"]) == ("cpu", 6, 1)
+    configs = doc["configurations"]
+    assert [c["configuration"]["name"] for c in configs] == ["previous", "this"]
+    assert configs[0]["configuration"]["worker_flags"] == ["--compare", "fp64"]
+    assert configs[1]["configuration"]["worker_flags"] == []
+    for c in configs:
+        assert c["mutants"] == 6 and 0 < c["settled"] <= 6, c
+        assert c["evaluations"] >= c["settled"], c
+        assert c["seconds"] > 0 and c["evaluations_per_s"] > 0 and c["settled_per_s"] > 0, c
+        assert c["wall_over_kernel"] is None or c["wall_over_kernel"] > 0, c
+        assert c["gpu_busy"] is None, "no nvidia-smi figure on the CPU backend"
+        assert c["images"] > 0 and c["images_per_s"] > 0, "each configuration builds from a cold cache"
+        assert c["worker_replacements"] >= 0 and isinstance(c["problems"], list)
+    # The same sample: both settle the same mutants (the comparison modes give the same figures).
+    assert configs[0]["settled"] == configs[1]["settled"]
+    # The temporary stores and caches are gone.
+    assert not list(tmp_path.glob("kmut-run-bench-*"))
