@@ -66,7 +66,9 @@ mod tests {
     #[test]
     fn counts_what_a_set_adds_inside_a_mask() {
         let mut a = Bits::new(130);
-        [0, 64, 129].iter().for_each(|&i| a.set(i));
+        for i in [0, 64, 129] {
+            a.set(i);
+        }
         let mut covered = Bits::new(130);
         covered.set(64);
         let mut mask = Bits::full(130);

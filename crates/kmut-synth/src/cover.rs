@@ -50,7 +50,9 @@ pub fn detect(p: &Problem, picks: &[usize], mask: &Bits) -> Detection {
 /// inputs or when no candidate adds a kill.
 pub fn greedy(p: &Problem, mask: &Bits, forced: &[usize], max: usize) -> Vec<usize> {
     let mut covered = Bits::new(p.mutants.len());
-    forced.iter().for_each(|&c| covered.union_with(&p.kills[c]));
+    for &c in forced {
+        covered.union_with(&p.kills[c]);
+    }
     let mut picks = Vec::new();
     while picks.len() < max {
         let mut best: Option<(usize, usize)> = None;
@@ -87,7 +89,9 @@ pub struct Exact {
 /// the time limit is never worse than greedy.
 pub fn exact(p: &Problem, mask: &Bits, forced: &[usize], budget: usize, start: &[usize], limit: Duration) -> Result<Exact, good_lp::ResolutionError> {
     let mut covered = Bits::new(p.mutants.len());
-    forced.iter().for_each(|&c| covered.union_with(&p.kills[c]));
+    for &c in forced {
+        covered.union_with(&p.kills[c]);
+    }
     let free: Vec<usize> = (0..p.kills.len()).filter(|c| !forced.contains(c) && p.kills[*c].count_new(mask, &covered) > 0).collect();
     // Rows: the mutants still to kill, grouped by which free candidates kill them.
     let mut rows: BTreeMap<Vec<usize>, usize> = BTreeMap::new();

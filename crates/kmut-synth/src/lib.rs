@@ -359,15 +359,12 @@ fn report(p: &Problem, c: &Choices, o: &SynthOptions, max: usize) -> ProblemRepo
     }
     .filter(|e| !e.is_empty());
     let known = |picks: &[usize]| detect(p, &[&forced[..], picks].concat(), &mask).known;
-    let picks: Vec<usize> = match exact {
-        Some(e) => {
-            let best = e.iter().map(|x| known(&x.picks)).max().unwrap_or(0).max(known(&order));
-            e.iter().map(|x| x.picks.clone()).chain([order.clone()]).find(|x| known(x) == best).unwrap_or_default()
-        }
-        None => {
-            let best = known(&order);
-            (0..=order.len()).map(|k| order[..k].to_vec()).find(|x| known(x) == best).unwrap_or_default()
-        }
+    let picks: Vec<usize> = if let Some(e) = exact {
+        let best = e.iter().map(|x| known(&x.picks)).max().unwrap_or(0).max(known(&order));
+        e.iter().map(|x| x.picks.clone()).chain([order.clone()]).find(|x| known(x) == best).unwrap_or_default()
+    } else {
+        let best = known(&order);
+        (0..=order.len()).map(|k| order[..k].to_vec()).find(|x| known(x) == best).unwrap_or_default()
     };
     let all: Vec<usize> = [&forced[..], &picks].concat();
     let mut covered = Bits::new(p.mutants.len());

@@ -5,6 +5,9 @@ use plotters::prelude::*;
 
 use crate::{Rate, Synthesis};
 
+/// A labelled line of the plot.
+type Line<'a> = (&'a str, RGBColor, Vec<(f64, f64)>);
+
 /// Percent, or `None` where the rate has no mutants.
 fn pct(r: &Rate) -> Option<f64> {
     r.rate.map(|x| 100.0 * x)
@@ -39,7 +42,7 @@ pub fn svg(s: &Synthesis) -> Result<String, String> {
             .draw()
             .map_err(|e| e.to_string())?;
         let series = |f: &dyn Fn(&crate::Point) -> Option<f64>| s.curve.iter().filter_map(|p| f(p).map(|y| (p.budget as f64, y))).collect::<Vec<_>>();
-        let mut lines: Vec<(&str, RGBColor, Vec<(f64, f64)>)> =
+        let mut lines: Vec<Line> =
             vec![("greedy, full pool", BLUE, series(&|p| pct(&p.full))), ("greedy, held out (chosen on dev, test half)", RED, series(&|p| pct(&p.held_out)))];
         if s.exact {
             lines.push(("exact optimum, full pool", GREEN, series(&|p| p.exact_full.as_ref().and_then(pct))));

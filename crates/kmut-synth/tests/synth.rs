@@ -71,8 +71,8 @@ fn cell(id: &str, suite: &str, seed: u64, kill: bool) -> Evaluation {
     }
 }
 
-/// The columns, in candidate order: T0_original:1, T0_original:2, T1_remainder:7, then each
-/// generated column at seeds 1 and 2.
+/// The columns, in candidate order: `T0_original` seeds 1 and 2, `T1_remainder` seed 7, then
+/// each generated column at seeds 1 and 2.
 fn columns() -> Vec<Column> {
     let mut out: Vec<Column> =
         [("T0_original", 1), ("T0_original", 2), ("T1_remainder", 7)].iter().map(|&(s, seed)| Column { suite: s.into(), seed }).collect();
@@ -227,6 +227,7 @@ fn the_exact_optimum_beats_greedy_where_greedy_is_suboptimal_and_never_does_wors
 }
 
 #[test]
+#[allow(clippy::many_single_char_names)]
 fn the_split_is_stable_disjoint_and_the_held_out_rate_is_chosen_on_dev_and_read_on_test() {
     let ids: Vec<String> = (0..200).map(|i| format!("{i:016x}")).collect();
     let halves: Vec<Half> = ids.iter().map(|id| Half::of(id)).collect();
@@ -307,6 +308,7 @@ fn the_official_rate_agrees_with_kmut_score_on_witnessed_mutants() {
 }
 
 #[test]
+#[allow(clippy::items_after_statements)]
 fn the_exported_protocol_round_trips_as_a_protocol_file_with_each_problems_inputs() {
     let mut f = Fixture::new();
     f.substrate("L1p1_x", &["a", "b", "c", "d", "e"], &[&[0, 1], &[0], &[3, 4, 6], &[3, 4, 6], &[8]], &[], &[]);

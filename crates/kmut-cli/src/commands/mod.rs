@@ -9,6 +9,7 @@ mod rules;
 mod run;
 mod score;
 mod store;
+mod synth;
 
 use crate::args::{BenchCommand, Cli, Command, StoreCommand};
 use crate::{Environment, ExitStatus};
@@ -23,6 +24,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Witness(args) => run::witness(*args, env),
         Command::Score(args) => score::run(&args),
         Command::Agree(args) => agree::run(&args),
+        Command::Synth(args) => synth::run(&args, env),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
         Command::Store(StoreCommand::Prune(args)) => store::prune(&args),
