@@ -117,3 +117,40 @@ def test_a_file_that_is_not_a_synth_protocol_is_refused_naming_it(tmp_path):
     out = subprocess.run([sys.executable, "-m", "kmut.export_inputs", str(bad), "--out", str(tmp_path / "m.py")], capture_output=True, text=True)
     assert out.returncode == 2 and "bad.json" in out.stderr and "problems" in out.stderr
     assert not (tmp_path / "m.py").exists()
+
+
+def test_kmut_synth_on_a_witness_search_exports_stored_valid_specs_the_module_redraws(tmp_path):
+    """End to end on the CPU backend: a witness search of the demo substrate, then `kmut synth`;
+    every chosen input is a stored column that may witness, and the module redraws each
+    generated one as kmut.generators does."""
+    import os
+    import sqlite3
+
+    from .conftest import kmut_command
+    from .test_witness import DEMO, witness
+
+    kmut = kmut_command()
+    witness(kmut, tmp_path)
+    paths = {k: tmp_path / f"synth.{k}" for k in ("json", "svg", "py")}
+    cmd = [*kmut, "synth", "--backend", "cpu", "--store", str(tmp_path / "s.sqlite"), "--budget", "1", "2", "--exact",
+           "--out", str(paths["json"]), "--svg", str(paths["svg"]), "--module", str(paths["py"]), "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=dict(os.environ, KMUT_NO_PROGRESS="1"), cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    s = json.loads(out.stdout)
+    assert s["totals"]["witnessed"] >= 1 and s["totals"]["possibly_equivalent"] >= 1, s["totals"]
+    assert [p["budget"] for p in s["curve"]] == [1, 2]
+    assert paths["svg"].read_text().startswith("<svg")
+    protocol = json.loads(paths["json"].read_text())
+    (name, problem), = protocol["problems"].items()
+    chosen = problem["inputs"]
+    assert chosen and any(i["suite"].startswith("W:boundary") for i in chosen), chosen
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        for i in chosen:
+            valid, = db.execute("SELECT valid FROM baselines WHERE substrate = ? AND suite = ? AND seed = ?", (name, i["suite"], i["seed"])).fetchone()
+            assert valid in (1, None), i  # a generated column the gate admitted, or the substrate's own suite
+    mod, _ = module_from(paths["py"].read_text(), tmp_path, "exported")
+    fields, K, _ = loader.load(DEMO, torch)
+    t0 = next(x for x in fields["suites"] if x.name == "T0_original")
+    for index, i in enumerate(chosen):
+        if generators.is_spec(i["suite"]):
+            same(mod.get_inputs(name, index, t0.gen, torch), generators.draw(generators.parse(i["suite"]), fields, K, i["seed"], torch))
