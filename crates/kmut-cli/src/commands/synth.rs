@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use kmut_model::{Backend, Protocol};
 use kmut_store::Store;
-use kmut_synth::{MatrixOptions, Rate, Split, Status, Synthesis, SynthOptions};
+use kmut_synth::{MatrixOptions, Rate, Split, Status, SynthOptions, Synthesis};
 
 use crate::args::SynthArgs;
 use crate::commands::compile::store_path;
@@ -70,7 +70,13 @@ fn write_module(env: &Environment, protocol: &str, written: Option<&Path>, modul
         std::fs::write(&temp, protocol).with_context(|| format!("writing `{}`", temp.display()))?;
         temp.clone()
     };
-    let status = Command::new(&env.python).args(["-m", "kmut.export_inputs"]).arg(&source).arg("--out").arg(module).status().with_context(|| format!("starting {}", env.python.display()));
+    let status = Command::new(&env.python)
+        .args(["-m", "kmut.export_inputs"])
+        .arg(&source)
+        .arg("--out")
+        .arg(module)
+        .status()
+        .with_context(|| format!("starting {}", env.python.display()));
     if written.is_none() {
         let _ = std::fs::remove_file(&temp);
     }
@@ -155,5 +161,8 @@ fn print(s: &Synthesis) {
             ]
         })
         .collect();
-    print!("{}", table::render(&["substrate", "witnessed", "official", "chosen detect", "needed", "cells missing", "chosen inputs (source, kills added)"], &rows));
+    print!(
+        "{}",
+        table::render(&["substrate", "witnessed", "official", "chosen detect", "needed", "cells missing", "chosen inputs (source, kills added)"], &rows)
+    );
 }
