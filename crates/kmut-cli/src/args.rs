@@ -171,6 +171,23 @@ pub enum Command {
     #[command(verbatim_doc_comment)]
     Score(ScoreArgs),
 
+    /// Choose, per problem, the fewest valid inputs that detect the most witnessed mutants.
+    ///
+    /// Candidates: the protocol's trial inputs, the substrate's suites and every generated
+    /// column the witness search's validity gate admitted. Greedy maximum coverage at each
+    /// budget (ties to the earliest candidate: official, suites, generated in search order),
+    /// the exact optimum with --exact (an integer program, microlp), and a held-out estimate:
+    /// mutants split in halves by a hash of their id, inputs chosen on dev, detection read on
+    /// test. Cells never run (a first-kill witness search leaves most) never count as kills:
+    /// rates show what they could add. Fill them with `kmut run --suites witness --full-matrix`.
+    ///
+    /// Examples:
+    ///   kmut synth
+    ///   kmut synth --exact --out synth.json --svg synth.svg --module synth_inputs.py
+    ///   kmut synth L1p23_softmax --budget 1 2 --with-official --json
+    #[command(verbatim_doc_comment)]
+    Synth(SynthArgs),
+
     /// Compare the CPU backend's verdicts with a GPU's on the same mutants and inputs, by family.
     ///
     /// Run the same sample on both, on equal inputs and every cell: `kmut run --backend cpu
@@ -379,6 +396,52 @@ pub struct CeilingArgs {
     /// The worker program (for tests): replaces `PYTHON -m kmut._run_worker`.
     #[arg(long, hide = true, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
     pub worker: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SynthArgs {
+    /// Only these substrates (names, e.g. `L1p23_softmax`); default: every one in the store.
+    #[arg(value_name = "SUBSTRATE")]
+    pub substrates: Vec<String>,
+    /// Budgets of the curve: inputs per problem (beyond the official trials with --with-official).
+    /// The per-problem choice and the export use the largest.
+    #[arg(long, num_args = 1.., default_values_t = [1, 2, 3, 4, 5, 6], value_name = "B")]
+    pub budget: Vec<usize>,
+    /// The mutants the per-problem choice and the export are chosen on: `none` (every witnessed
+    /// mutant), `dev` or `test` (one half). The curve always shows the full pool and dev->test.
+    #[arg(long, default_value = "none", value_parser = ["dev", "test", "none"], value_name = "HALF")]
+    pub split: String,
+    /// Take the protocol's trial inputs first; budgets count the inputs added to them.
+    #[arg(long)]
+    pub with_official: bool,
+    /// Also solve the exact optimum (integer program) at every budget.
+    #[arg(long)]
+    pub exact: bool,
+    /// The exact solver's time limit per problem, in seconds (its best choice then, never worse
+    /// than greedy, is marked not proven).
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub time_limit: f64,
+    /// The protocol whose tolerance judges kills and whose inputs are "official".
+    #[arg(long, default_value = "official", value_name = "NAME")]
+    pub protocol: String,
+    /// Whose evaluations: `gpu`, `cpu`, or `auto` (the GPU's where the store has any).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "gpu", "cpu"], value_name = "BACKEND")]
+    pub backend: String,
+    /// Write the chosen inputs as a protocol file (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Write the budget curve as an SVG plot.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Write a self-contained Python module that draws the chosen inputs (no kmut needed to import it).
+    #[arg(long, value_name = "FILE")]
+    pub module: Option<PathBuf>,
+    /// Print the whole synthesis as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The store (`SQLite`); default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

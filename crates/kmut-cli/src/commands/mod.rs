@@ -11,6 +11,7 @@ mod rules;
 mod run;
 mod score;
 mod store;
+mod synth;
 mod witness;
 
 use crate::args::{BenchCommand, Cli, Command, StoreCommand};
@@ -27,6 +28,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Ceiling(args) => ceiling::run(&args, env),
         Command::Score(args) => score::run(&args),
         Command::Agree(args) => agree::run(&args),
+        Command::Synth(args) => synth::run(&args, env),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
         Command::Bench(BenchCommand::Run(args)) => bench_run::run(&args, env),

@@ -1,0 +1,338 @@
+//! Suite synthesis from a real store: hand-built kill matrices with known covers.
+
+use std::time::Duration;
+
+use kmut_model::{Backend, Class, Column, Family, Mutant, MutantKind, Outcome, Protocol, SubstrateDescription, SuiteDescription, GENERATED_SEEDS};
+use kmut_store::{Baseline, ClassRecord, CompileRecord, Evaluation, Store};
+use kmut_synth::{synthesize, Half, MatrixOptions, Split, Status, SynthOptions};
+
+const TARGET: &str = "nvrtc 13.0 -arch=sm_90";
+const ORIGINAL: &str = "img-original";
+const GEN: [&str; 3] = ["W:scaled:100:small", "W:boundary:1:n=257", "W:spiky:1000:small"];
+
+fn desc(name: &str) -> SubstrateDescription {
+    let suite = |n: &str, seeds: &[u64]| SuiteDescription { name: n.into(), seeds: seeds.to_vec(), purpose: String::new(), small: false };
+    SubstrateDescription {
+        name: name.into(),
+        level: 1,
+        path: format!("substrates/accepted/{name}.py"),
+        cuda: "k".into(),
+        cuda_line: 1,
+        kernels: vec!["k".into()],
+        steps: vec![],
+        cdiv_calls: vec![],
+        launch_line: 1,
+        suites: vec![suite("T0_original", &[1, 2]), suite("T1_remainder", &[7])],
+        generated: GEN.iter().map(|s| (*s).to_owned()).collect(),
+    }
+}
+
+fn mutant(substrate: &str, id: &str) -> Mutant {
+    Mutant {
+        id: id.into(),
+        substrate: substrate.into(),
+        rule: "arith-plus-to-minus".into(),
+        family: Family::Arithmetic,
+        kernel: "k".into(),
+        layers: vec![0],
+        layer: Some(0),
+        depth: 0.0,
+        line: 1,
+        col: 1,
+        span: [0, 1],
+        original: "+".into(),
+        replacement: "-".into(),
+        mutation: MutantKind::Source { edits: vec![] },
+        diff: String::new(),
+    }
+}
+
+fn cell(id: &str, suite: &str, seed: u64, kill: bool) -> Evaluation {
+    Evaluation {
+        mutant: id.into(),
+        target: TARGET.into(),
+        suite: suite.into(),
+        seed,
+        image: format!("img-{id}"),
+        backend: "cuda:test".into(),
+        outcome: Outcome::Completed,
+        crash: None,
+        detail: None,
+        tau: Some(if kill { 0.5 } else { 1e-6 }),
+        max_abs: None,
+        max_rel: None,
+        nonfinite: false,
+        shape_ok: true,
+        canary: false,
+        inputs_restored: false,
+        kernel_ms: Some(1.0),
+        wall_ms: 2.0,
+        orders: vec![],
+    }
+}
+
+/// The columns, in candidate order: `T0_original` seeds 1 and 2, `T1_remainder` seed 7, then
+/// each generated column at seeds 1 and 2.
+fn columns() -> Vec<Column> {
+    let mut out: Vec<Column> =
+        [("T0_original", 1), ("T0_original", 2), ("T1_remainder", 7)].iter().map(|&(s, seed)| Column { suite: s.into(), seed }).collect();
+    for g in GEN {
+        out.extend(GENERATED_SEEDS.iter().map(|&seed| Column { suite: g.into(), seed }));
+    }
+    out
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    store: Store,
+    run: i64,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let run = store.begin_run("test", "13.0", TARGET).unwrap();
+        Fixture { _dir: dir, store, run }
+    }
+
+    /// A substrate whose mutants `ids` are live, the original passing every column, each
+    /// generated column valid unless listed in `invalid`, and `kills[m]` listing the columns
+    /// (indices into `columns()`) that kill mutant m; every other column is run and passes,
+    /// except those in `missing[m]`.
+    fn substrate(&mut self, name: &str, ids: &[&str], kills: &[&[usize]], missing: &[&[usize]], invalid: &[&str]) {
+        let d = desc(name);
+        self.store.put_substrate(&d, "h").unwrap();
+        self.store.put_mutants(name, &ids.iter().map(|id| mutant(name, id)).collect::<Vec<_>>()).unwrap();
+        let record = |m: Option<&str>, img: String| CompileRecord {
+            mutant: m.map(str::to_owned),
+            substrate: name.into(),
+            target: TARGET.into(),
+            scope: "k".into(),
+            source_hash: "s".into(),
+            image_hash: Some(img),
+            log: String::new(),
+            compile_ms: 1.0,
+            cached: false,
+        };
+        let mut records: Vec<CompileRecord> = ids.iter().map(|id| record(Some(id), format!("img-{id}"))).collect();
+        records.push(record(None, ORIGINAL.into()));
+        self.store.put_compilations(&records, self.run).unwrap();
+        self.store
+            .put_classes(TARGET, &ids.iter().map(|id| ClassRecord { mutant: (*id).into(), class: Class::Live, duplicate_of: None }).collect::<Vec<_>>())
+            .unwrap();
+        for c in columns() {
+            let generated = c.suite.starts_with("W:");
+            let b = Baseline {
+                substrate: name.into(),
+                target: TARGET.into(),
+                suite: c.suite.clone(),
+                seed: c.seed,
+                backend: "cuda:test".into(),
+                sizes: "{}".into(),
+                tau: Some(0.0),
+                max_abs: Some(0.0),
+                kernel_ms: Some(1.0),
+                prep_s: Some(0.1),
+                image: Some(ORIGINAL.into()),
+                peak_bytes: None,
+                valid: generated.then(|| !invalid.contains(&c.suite.as_str())),
+                tau64_ref: None,
+                tau64_orig: None,
+            };
+            self.store.put_baseline(&b, self.run).unwrap();
+        }
+        let mut cells = Vec::new();
+        for (m, id) in ids.iter().enumerate() {
+            for (i, c) in columns().iter().enumerate() {
+                if !missing.get(m).is_some_and(|x| x.contains(&i)) {
+                    cells.push(cell(id, &c.suite, c.seed, kills[m].contains(&i)));
+                }
+            }
+        }
+        self.store.put_evaluations(&cells, self.run).unwrap();
+    }
+}
+
+fn options(budgets: &[usize]) -> SynthOptions {
+    let protocol = Protocol::named("official").unwrap();
+    SynthOptions {
+        matrix: MatrixOptions { tolerance: protocol.tolerance(), protocol, backend: Backend::Gpu },
+        budgets: budgets.to_vec(),
+        split: Split::None,
+        with_official: false,
+        exact: None,
+    }
+}
+
+fn suites(chosen: &[kmut_synth::Chosen]) -> Vec<String> {
+    chosen.iter().map(|c| format!("{}:{}", c.column.suite, c.column.seed)).collect()
+}
+
+// Column indices: 0 T0:1, 1 T0:2, 2 T1:7, 3 scaled:1, 4 scaled:2, 5 boundary:1, 6 boundary:2, 7 spiky:1, 8 spiky:2.
+
+#[test]
+fn greedy_picks_the_known_cover_and_breaks_ties_towards_the_earliest_candidate() {
+    let mut f = Fixture::new();
+    // a, b: killed by the official trials; c, d: only by scaled (either seed) or boundary:2;
+    // e: only by spiky:2. Scaled:1 and boundary:2 tie on {c, d}: the earlier (scaled:1) wins.
+    let kills: &[&[usize]] = &[&[0, 1], &[0], &[3, 4, 6], &[3, 4, 6], &[8]];
+    f.substrate("L1p1_x", &["a", "b", "c", "d", "e"], kills, &[], &[]);
+    let s = synthesize(&f.store, &[], &options(&[1, 2, 3, 4])).unwrap();
+    let p = &s.problems[0];
+    assert_eq!(p.status, Status::Chosen);
+    assert_eq!(p.counts.witnessed, 5);
+    assert_eq!(suites(&p.chosen), ["T0_original:1", "W:scaled:100:small:1", "W:spiky:1000:small:2"]);
+    assert_eq!(p.chosen.iter().map(|c| c.adds).collect::<Vec<_>>(), [2, 2, 1]);
+    assert_eq!(p.needed, Some(3));
+    // The curve: 2/5, 4/5, 5/5, then flat; the official trials detect 2 of 5.
+    let rates: Vec<f64> = s.curve.iter().map(|pt| pt.full.rate.unwrap()).collect();
+    assert_eq!(rates, [0.4, 0.8, 1.0, 1.0]);
+    assert!(s.curve.iter().all(|pt| pt.full.complete()));
+    assert_eq!(s.official_full.rate, Some(0.4));
+    assert_eq!(s.needed.median, Some(3.0));
+    // Forcing the official trials in: budgets count the inputs added to them.
+    let mut o = options(&[1, 2]);
+    o.with_official = true;
+    let s = synthesize(&f.store, &[], &o).unwrap();
+    assert_eq!(suites(&s.problems[0].chosen), ["T0_original:1", "T0_original:2", "W:scaled:100:small:1", "W:spiky:1000:small:2"]);
+    assert_eq!(s.problems[0].chosen[1].adds, 0, "the second trial adds nothing, and says so");
+    assert_eq!(s.curve[0].full.rate, Some(0.8));
+}
+
+#[test]
+fn the_exact_optimum_beats_greedy_where_greedy_is_suboptimal_and_never_does_worse() {
+    let mut f = Fixture::new();
+    // Six mutants the official trials miss. scaled:1 kills {m1, m2, m4, m5} (the most), then
+    // greedy adds one more; T1:7 = {m1, m2, m3} with boundary:1 = {m4, m5, m6} kills all six.
+    let ids = ["m1", "m2", "m3", "m4", "m5", "m6"];
+    let kills: &[&[usize]] = &[&[2, 3], &[2, 3], &[2], &[3, 5], &[3, 5], &[5]];
+    f.substrate("L1p2_y", &ids, kills, &[], &[]);
+    let mut o = options(&[1, 2, 3]);
+    o.exact = Some(Duration::from_secs(20));
+    let s = synthesize(&f.store, &[], &o).unwrap();
+    let at = |b: usize| &s.curve[b - 1];
+    assert_eq!(at(2).full.detected.known, 5, "greedy: scaled:1, then one of the rest");
+    assert_eq!(at(2).exact_full.unwrap().detected.known, 6, "exact: T1_remainder:7 and boundary:1");
+    assert_eq!(at(2).exact_proven, Some((1, 1)));
+    for pt in &s.curve {
+        assert!(pt.exact_full.unwrap().detected.known >= pt.full.detected.known);
+        assert!(pt.exact_held_out.unwrap().detected.total == pt.held_out.detected.total);
+    }
+    // The per-problem choice with --exact: the smallest optimal suite within the budget.
+    let p = &s.problems[0];
+    assert_eq!(suites(&p.chosen), ["T1_remainder:7", "W:boundary:1:n=257:1"]);
+    assert_eq!(p.exact_optimal, Some(true));
+    assert_eq!(p.needed, Some(3), "greedy needs three to cover all six");
+}
+
+#[test]
+#[allow(clippy::many_single_char_names)]
+fn the_split_is_stable_disjoint_and_the_held_out_rate_is_chosen_on_dev_and_read_on_test() {
+    let ids: Vec<String> = (0..200).map(|i| format!("{i:016x}")).collect();
+    let halves: Vec<Half> = ids.iter().map(|id| Half::of(id)).collect();
+    assert_eq!(halves, ids.iter().map(|id| Half::of(id)).collect::<Vec<_>>(), "the same in every run");
+    // The split is a fixed function of the id (SHA-256), not of the run or the order.
+    assert_eq!(Half::of("0000000000000000"), halves[0]);
+    let dev = halves.iter().filter(|h| **h == Half::Dev).count();
+    assert!((70..=130).contains(&dev), "about half: {dev} of 200");
+    // Disjoint and complete, in a problem's masks too.
+    let mut f = Fixture::new();
+    let refs: Vec<&str> = ids.iter().take(40).map(String::as_str).collect();
+    // Even mutants only by scaled:1, odd ones only by spiky:2.
+    let kills: Vec<&[usize]> = (0..40).map(|i| if i % 2 == 0 { &[3usize][..] } else { &[8usize][..] }).collect();
+    f.substrate("L1p3_z", &refs, &kills, &[], &[]);
+    let (problems, _) = kmut_synth::load(&f.store, &[], &options(&[1]).matrix).unwrap();
+    let p = &problems[0];
+    let (d, t) = (p.mask(Some(Half::Dev)), p.mask(Some(Half::Test)));
+    assert_eq!(d.count() + t.count(), 40);
+    assert!((0..40).all(|i| d.get(i) != t.get(i)));
+    let s = synthesize(&f.store, &[], &options(&[1, 2])).unwrap();
+    assert_eq!(s.curve[0].held_out.detected.total, t.count());
+    assert_eq!(s.curve[1].held_out.rate, Some(1.0));
+    let again = synthesize(&f.store, &[], &options(&[1, 2])).unwrap();
+    assert_eq!(serde_json::to_string(&s).unwrap(), serde_json::to_string(&again).unwrap(), "a synthesis is reproducible");
+}
+
+#[test]
+fn missing_data_is_reported_never_read_as_detection() {
+    let mut f = Fixture::new();
+    // A problem with no witnessed mutant: p possibly equivalent (every valid column run, no
+    // kill), q killed only past the ceiling (spiky is invalid there).
+    f.substrate("L1p4_none", &["p", "q"], &[&[], &[7, 8]], &[], &["W:spiky:1000:small"]);
+    // A first-kill run: u is killed by T0:1 and has no other cell; v's search stopped midway
+    // (not killed so far); w is killed by scaled:2 and was run everywhere.
+    let all_but_first: Vec<usize> = (1..9).collect();
+    f.substrate("L1p5_first", &["u", "v", "w"], &[&[0], &[], &[4]], &[&all_but_first, &[5, 6, 7, 8], &[]], &[]);
+    let s = synthesize(&f.store, &[], &options(&[1, 2])).unwrap();
+    let none = s.problems.iter().find(|p| p.substrate == "L1p4_none").unwrap();
+    assert_eq!(none.status, Status::NoWitnessed);
+    assert!(none.chosen.is_empty() && none.needed.is_none());
+    assert_eq!((none.counts.possibly_equivalent, none.counts.invalid_columns, none.counts.witnessed), (2, 2, 0));
+    let first = s.problems.iter().find(|p| p.substrate == "L1p5_first").unwrap();
+    assert_eq!(first.counts.witnessed, 2, "u (by the trial) and w (by scaled:2)");
+    assert_eq!(first.counts.undecided, 1, "v: its search is incomplete");
+    assert_eq!(first.counts.missing_cells, 8, "u's cells past its first kill");
+    // At b = 1 greedy takes T0:1 (u) and scaled:2 (w) tie at one known kill: the earliest wins.
+    // u was never run on scaled:2, w was run on T0:1: the rate is 1/2 known, 1/2 at most.
+    let b1 = &s.curve[0].full;
+    assert_eq!((b1.detected.known, b1.detected.possible, b1.detected.total), (1, 1, 2));
+    assert_eq!(s.curve[1].full.detected.known, 2);
+    assert!(s.curve[1].full.complete());
+    // Choosing scaled:2 alone would be open: u has no cell there.
+    let (problems, _) = kmut_synth::load(&f.store, &["L1p5_first".into()], &options(&[1]).matrix).unwrap();
+    let d = kmut_synth::detect(&problems[0], &[4], &problems[0].mask(None));
+    assert_eq!((d.known, d.possible), (1, 2));
+    assert!(s.warnings.iter().any(|w| w.contains("no witnessed mutant") && w.contains("L1p4_none")), "{:?}", s.warnings);
+    assert!(s.warnings.iter().any(|w| w.contains("never run") && w.contains("--full-matrix")), "{:?}", s.warnings);
+    assert!(s.warnings.iter().any(|w| w.contains("incomplete witness search")), "{:?}", s.warnings);
+    // A named substrate the store lacks is reported, not dropped.
+    let s = synthesize(&f.store, &["L9p9_absent".into()], &options(&[1])).unwrap();
+    assert_eq!(s.skipped[0].substrate, "L9p9_absent");
+}
+
+#[test]
+fn the_official_rate_agrees_with_kmut_score_on_witnessed_mutants() {
+    let mut f = Fixture::new();
+    let kills: &[&[usize]] = &[&[0, 1], &[0], &[3, 4, 6], &[3, 4, 6], &[8], &[]];
+    f.substrate("L1p1_x", &["a", "b", "c", "d", "e", "eq"], kills, &[], &[]);
+    let s = synthesize(&f.store, &[], &options(&[1])).unwrap();
+    let o = kmut_score::ScoreOptions {
+        denominator: kmut_score::Denominator::Witnessed,
+        ..kmut_score::ScoreOptions::of(&Protocol::named("official").unwrap(), Backend::Gpu)
+    };
+    let score = kmut_score::score(&f.store, &[], &o).unwrap();
+    let miss = score.overall.miss.unwrap().rate;
+    assert!((s.official_full.rate.unwrap() - (1.0 - miss)).abs() < 1e-12, "{} vs 1 - {miss}", s.official_full.rate.unwrap());
+    assert_eq!(score.overall.possibly_equivalent, s.totals.possibly_equivalent);
+}
+
+#[test]
+#[allow(clippy::items_after_statements)]
+fn the_exported_protocol_round_trips_as_a_protocol_file_with_each_problems_inputs() {
+    let mut f = Fixture::new();
+    f.substrate("L1p1_x", &["a", "b", "c", "d", "e"], &[&[0, 1], &[0], &[3, 4, 6], &[3, 4, 6], &[8]], &[], &[]);
+    f.substrate("L1p4_none", &["p"], &[&[]], &[], &[]);
+    let s = synthesize(&f.store, &[], &options(&[1, 2, 3])).unwrap();
+    let base = Protocol::named("official").unwrap();
+    let exported = kmut_synth::protocol(&s, &base);
+    let text = serde_json::to_string_pretty(&exported).unwrap();
+    // It reads back, and its `protocols` list parses as the protocol files' does.
+    let back: kmut_synth::ExportedProtocol = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, exported);
+    #[derive(serde::Deserialize)]
+    struct File {
+        protocols: Vec<Protocol>,
+    }
+    let file: File = serde_json::from_str(&text).unwrap();
+    let p = &file.protocols[0];
+    assert_eq!((p.atol, p.rtol), (base.atol, base.rtol));
+    let inputs = &back.problems["L1p1_x"].inputs;
+    assert_eq!(inputs.iter().map(|i| format!("{}:{}", i.suite, i.seed)).collect::<Vec<_>>(), ["T0_original:1", "W:scaled:100:small:1", "W:spiky:1000:small:2"]);
+    assert_eq!(inputs[1].source, "scaled x100 @small");
+    assert!(inputs.iter().all(|i| p.suites.contains(&i.suite)));
+    assert!(!back.problems.contains_key("L1p4_none"), "no witnessed mutant: no inputs");
+    // The plot is an SVG with the curve and the official line.
+    let svg = kmut_synth::svg(&s).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("greedy, full pool") && svg.contains("official trials, full pool"));
+}
