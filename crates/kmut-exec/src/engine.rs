@@ -230,6 +230,8 @@ pub struct Engine<'a> {
     tx: Sender<Heard>,
     rx: Receiver<Heard>,
     batch: Vec<Evaluation>,
+    /// Per-step rows of the evaluations in `batch` (`kmut depth`), stored right after them.
+    step_batch: Vec<kmut_store::StepError>,
     last_report: Instant,
     started: Instant,
     summary: RunSummary,
@@ -279,6 +281,7 @@ impl<'a> Engine<'a> {
             tx,
             rx,
             batch: Vec::new(),
+            step_batch: Vec::new(),
             last_report: Instant::now(),
             started: Instant::now(),
             summary: RunSummary::default(),
@@ -856,6 +859,7 @@ impl<'a> Engine<'a> {
                     self.eval_environment_failed(i, unit, cand, why);
                 } else {
                     let e = self.evaluation_from(unit, cand, v);
+                    self.step_batch.extend(crate::steps::rows(&e, v));
                     self.record(unit, cand, e);
                     self.retried(i, unit, cand);
                 }
@@ -1088,6 +1092,9 @@ impl<'a> Engine<'a> {
             tau64_orig: number(v.get("tau64_orig")),
         };
         self.store.put_baseline(&b, self.run)?;
+        if let Some(layout) = crate::steps::layout(&b.substrate, &b.target, &b.suite, b.seed, v) {
+            self.store.put_step_layout(&layout, self.run)?;
+        }
         if b.valid == Some(false) {
             // Past the legitimate-variance ceiling: a correct kernel fails here too.
             self.invalid.insert(unit);
@@ -1195,6 +1202,8 @@ impl<'a> Engine<'a> {
         if !self.batch.is_empty() {
             self.store.put_evaluations(&self.batch, self.run)?;
             self.batch.clear();
+            self.store.put_step_errors(&self.step_batch)?;
+            self.step_batch.clear();
         }
         Ok(())
     }
@@ -1231,7 +1240,7 @@ fn order_tau(v: &Value) -> Option<(u32, Option<f64>)> {
 }
 
 /// A number from the worker: JSON has no infinity, so the worker sends `"inf"` or `"nan"`.
-fn number(v: Option<&Value>) -> Option<f64> {
+pub(crate) fn number(v: Option<&Value>) -> Option<f64> {
     match v? {
         Value::Number(n) => n.as_f64(),
         Value::String(s) => match s.as_str() {

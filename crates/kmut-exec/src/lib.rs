@@ -9,6 +9,7 @@
 pub mod engine;
 pub mod memory;
 pub mod plan;
+mod steps;
 mod worker;
 
 pub use engine::{Engine, EngineConfig, Reporter, RunSummary};
