@@ -67,6 +67,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     if backend == Backend::Cpu {
         worker_command.extend(["--backend".into(), "cpu".into()]);
     }
+    worker_command.extend(args.no_steps.then(|| "--no-steps".to_owned()));
     let config = EngineConfig {
         worker_command,
         devices: devices.clone(),
