@@ -139,3 +139,20 @@ def test_no_steps_stores_no_rows_and_depth_says_so(tmp_path, cmd):
     assert rows(store, "SELECT COUNT(*) FROM step_layouts") == [(0,)]
     out = kmut(cmd, "depth", "--store", str(store), "--json", timeout=120)
     assert out.returncode == 0 and "no per-step rows" in out.stderr
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_every_evaluation_has_its_step_rows_and_the_masking_holds(cmd, tmp_path):
+    """The CUDA path of the capture (original's step outputs kept on the device, compared after
+    the kernels): the same fixture on every suite at its declared sizes."""
+    store = tmp_path / "kmut.sqlite"
+    out = kmut(cmd, "run", str(DEMO), "--suites", "all", "--full-matrix", *RULES, "--store", str(store), "--cache", str(tmp_path / "cache"))
+    assert out.returncode == 0, out.stderr[-3000:]
+    [(completed,)] = rows(store, "SELECT COUNT(*) FROM evaluations WHERE outcome = 'completed'")
+    assert completed > 0 and rows(store, "SELECT COUNT(*) FROM step_errors") == [(STEPS * completed,)]
+    assert {k for (k,) in rows(store, "SELECT keep FROM step_layouts")} == {"device"}
+    slope = mutant(store, "semantic-constant-scale-10pct", "0.25f")
+    for taus in step_taus(store, slope).values():
+        assert taus[1] > 1e-2 and taus[2] == 0.0 and taus[3] == 0.0
+    for taus in step_taus(store, mutant(store, "semantic-constant-scale-10pct", "0.75f")).values():
+        assert taus[:-1] == [0.0] * (STEPS - 1) and taus[-1] > 1e-2
