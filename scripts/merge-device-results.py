@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""Fold what a device run added (scripts/device-check.sh's results.sqlite.gz: runs, evaluations,
-baselines, ceiling points and ceilings) into a local store that holds the same substrates and
-mutants (the store that was carried there). Rows are inserted or replaced by primary key; run ids
-are kept as they are (the carried store's runs come back with them).
+"""Fold what a device run added (a results.sqlite.gz of scripts/device-check.sh: runs, evaluations,
+baselines, ceiling points and ceilings, and where present the substrates, mutants, compilations
+and classes it made) into the local store that was carried there. Substrates and mutants are only
+added, never replaced (a replaced substrate row would take its mutants with it); every other row is
+inserted or replaced by primary key, so the device's compile records (its NVRTC's image hashes,
+which its evaluations are labelled with) become the current ones. Run ids are kept as they are
+(the carried store's runs come back with them).
 
 Usage: scripts/merge-device-results.py RESULTS.sqlite.gz STORE.sqlite
 """
@@ -26,13 +29,14 @@ def main() -> int:
         db = sqlite3.connect(store)
         db.execute("ATTACH ? AS dev", (tmp.name,))
         counts = {}
-        for table in ("runs", "evaluations", "baselines", "ceiling_points", "ceilings"):
+        for table in ("substrates", "mutants", "runs", "compilations", "classes", "evaluations", "baselines", "ceiling_points", "ceilings"):
             cols = [r[1] for r in db.execute(f"PRAGMA dev.table_info({table})")]
             if not cols:
                 continue
             names = ", ".join(cols)
             before = db.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0]
-            db.execute(f"INSERT OR REPLACE INTO main.{table} ({names}) SELECT {names} FROM dev.{table}")
+            verb = "INSERT OR IGNORE" if table in ("substrates", "mutants") else "INSERT OR REPLACE"
+            db.execute(f"{verb} INTO main.{table} ({names}) SELECT {names} FROM dev.{table}")
             counts[table] = db.execute(f"SELECT count(*) FROM main.{table}").fetchone()[0] - before
         db.commit()
     print("rows added:", counts)

@@ -218,7 +218,7 @@ class Gate:
     def descriptor_check(self) -> bool:
         from .contract import draw_inputs
         from .exceptions import ContractError
-        from .validate import check_arguments, is_pipeline, parse_descriptor
+        from .validate import check_arguments, check_step_outputs, is_pipeline, parse_descriptor
 
         torch, K, f = self.torch, self.K, self.fields
         small = next(s for s in f["suites"] if s.small)
@@ -248,6 +248,7 @@ class Gate:
             K.zero_init.clear()
             steps, out = parse_descriptor(f["launch"](inputs, torch), is_pipeline(f), self.names, str(self.path), torch)
             check_arguments(steps, self.params, str(self.path))
+            check_step_outputs(steps, K.owned_storages(inputs, torch), str(self.path))
             if not isinstance(r, torch.Tensor):
                 raise ContractError(str(self.path), "ref", f"returned {type(r).__name__}; expected one tensor")
             if tuple(out.shape) != tuple(r.shape) or out.dtype != r.dtype:

@@ -288,6 +288,7 @@ class Worker:
         self.substrates: dict[str, Any] = {}
         self.column: dict[str, Any] | None = None
         self.original_out: Any = None
+        self.capture_steps = True  # per-step capture of pipelines (kmut.steps); --no-steps turns it off
 
     # Substrates and columns
 
@@ -394,9 +395,10 @@ class Worker:
         self.original_out = None
         # The column's footprint: what this worker holds while evaluating on it (its weights,
         # inputs, reference, and one run's buffers), for the orchestrator's memory budget.
-        peak = None if self.cpu else torch.cuda.max_memory_reserved(self.device)
+        peak = None if self.cpu else torch.cuda.max_memory_reserved(self.device) + self.column.get("steps_kept_bytes", 0)
         emit("column", suite=name, seed=seed, sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
-             kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak, **validity)
+             kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak, **validity,
+             **self.steps_layout())
 
     def validity(self, margin: float) -> dict[str, Any]:
         """Whether the current column may witness (the witness search's validity gate): the fp32
@@ -554,9 +556,10 @@ class Worker:
             K.cdiv = saved_cdiv  # type: ignore[method-assign]
         steps = apply_transform(steps, transform)
         steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch, self.canary_byte)
+        capture = self.step_capture(steps)
         if announce:
             emit("begin", eval=req["eval"])
-        kernel_ms = self.execute(steps, by_kernel, order)
+        kernel_ms = self.execute(steps, by_kernel, order, capture)
         if announce:
             # The kernels are done (execute synchronised): the watchdog stops here, before the
             # comparison and the checks, which take the same time for every mutant.
@@ -566,24 +569,71 @@ class Worker:
             self.original_out = out  # the validity gate compares it with fp64
         run["kernel_ms"] = kernel_ms
         run["canary"] = not all(g.intact(torch) for g in guards)
+        self.record_steps(req, capture, run)
         return run
 
-    def execute(self, steps: list[Any], by_kernel: dict[str, Any], order: int) -> float:
+    # Per-step capture for the depth analysis (kmut.steps): pipelines only, --no-steps turns it off.
+
+    def step_capture(self, steps: list[Any]) -> Any:
+        from .steps import StepCapture
+
+        if not self.capture_steps or len(steps) < 2:
+            return None
+        return StepCapture.of(steps)
+
+    def record_steps(self, req: dict[str, Any], capture: Any, run: dict[str, Any]) -> None:
+        """The original's run keeps its step outputs for the column; a mutant's run is compared
+        with them, step by step (`run["steps"]`: one [tau, rel_l2, frac_off] per step)."""
+        from . import steps as depth
+
+        torch, col = self.torch, self.column
+        if capture is None:
+            return
+        if req["eval"] < 0:
+            free = None if self.cpu else torch.cuda.mem_get_info(self.device)[0]
+            kept, where, nbytes = depth.keep(capture.outputs(), torch, free)
+            col.update(steps_original=kept, steps_keep=where, steps_kept_bytes=nbytes, steps_reads=depth.producers(capture.steps),
+                       steps_kernels=[s.kernel for s in capture.steps])
+            return
+        if "steps_original" not in col or len(col["steps_original"]) != len(capture.steps):
+            return  # a column prepared without capture, or a mutant whose host side changed the steps
+        tol = col["sub"]["fields"].get("tolerance") or {"atol": col["sub"]["K"].DEFAULT_ATOL, "rtol": col["sub"]["K"].DEFAULT_RTOL}
+        run["steps"] = depth.step_errors(col["steps_original"], capture.outputs(), tol["atol"], tol["rtol"], torch)
+
+    def steps_layout(self) -> dict[str, Any]:
+        """What the column event says of its pipeline's steps: each step's kernel and layer kind,
+        the earlier steps it reads, and where the original's step outputs are kept."""
+        from .layers import layer_kinds
+
+        col = self.column
+        if col is None or "steps_kernels" not in col:
+            return {}
+        sub = col["sub"]
+        kinds = dict(zip(sub["names"], layer_kinds(sub["fields"])))
+        return {"steps": {"kernels": col["steps_kernels"], "kinds": [kinds.get(k) for k in col["steps_kernels"]],
+                          "reads": col["steps_reads"], "keep": col["steps_keep"]}}
+
+    def execute(self, steps: list[Any], by_kernel: dict[str, Any], order: int, capture: Any = None) -> float:
         """Launch every step; the kernel time in ms (CUDA events on a GPU, the wall clock of
-        the launches on the CPU, where they run on this thread)."""
+        the launches on the CPU, where they run on this thread). `capture` (kmut.steps) copies
+        a step's output that a later step overwrites, right after its step."""
         torch = self.torch
         if self.cpu:
             start = time.perf_counter()
-            for s in steps:
+            for i, s in enumerate(steps):
                 by_kernel[s.kernel].run([s], torch, order)
+                if capture is not None:
+                    capture.after(i)
             return (time.perf_counter() - start) * 1e3
         stream = torch.cuda.current_stream()
         begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         begin.record()
-        for s in steps:
+        for i, s in enumerate(steps):
             launcher = by_kernel[s.kernel]
             args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
             launcher.module.launch(launcher.symbol(s.kernel), s.grid, s.block, args, stream.cuda_stream)
+            if capture is not None:
+                capture.after(i)
         end.record()
         self.column["sub"]["original"].module.synchronize(stream.cuda_stream)
         return begin.elapsed_time(end)
@@ -656,6 +706,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", choices=("cuda", "cpu"), default="cuda",
                         help="cpu: kmut's CPU backend (libraries built by `kmut run --backend cpu`)")
     parser.add_argument("--scratch", type=Path, default=None, help="folder shared by workers for drawn inputs")
+    parser.add_argument("--no-steps", action="store_true",
+                        help="do not compare each pipeline step's output with the original's (the depth analysis's capture)")
     parser.add_argument("--scratch-gb", type=float, default=32.0, help="most input bytes to keep in --scratch")
     add_throughput_options(parser)
     args = parser.parse_args(argv)
@@ -667,6 +719,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - no GPU, no torch: say so on the protocol
         emit("error", detail=f"the worker could not start: {type(e).__name__}: {e}", fatal=True)
         return 2
+    worker.capture_steps = not args.no_steps
     name = cpu_model() if worker.cpu else worker.torch.cuda.get_device_name(worker.device)
     emit("ready", pid=os.getpid(), device=str(worker.device), name=name, backend=f"{'cpu' if worker.cpu else 'cuda'}:{name}",
          memory_total=worker.memory_total)

@@ -23,7 +23,7 @@ DEFAULT_RTOL = 1e-2
 
 # Every field a substrate may return from `register`, and whether it is required.
 REQUIRED_FIELDS = ("name", "level", "problem", "cuda", "kernel_name", "launch", "ref", "dims", "suites")
-OPTIONAL_FIELDS = ("tolerance", "notes", "small_limit_s")
+OPTIONAL_FIELDS = ("tolerance", "notes", "small_limit_s", "layer_kinds")
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,34 @@ def validate_fields(fields: dict[str, Any], where: str) -> list[ContractError]:
     dims = _check_dims(fields, err)
     _check_suites(fields, dims, err)
     _check_optional(fields, err)
+    _check_layer_kinds(fields, err)
     return errors
+
+
+def _check_layer_kinds(fields: dict[str, Any], err: Any) -> None:
+    """Every kernel of a pipeline has a layer kind (`kmut.layers`): from `layer_kinds` where the
+    substrate gives them, else from its name by the naming rule."""
+    from .layers import check_label, kind_from_name
+
+    names = fields.get("kernel_name")
+    given = fields.get("layer_kinds")
+    if given is not None:
+        if not isinstance(names, list):
+            err("layer_kinds", "only a pipeline (kernel_name a list) has layer kinds")
+            return
+        if not isinstance(given, (list, tuple)) or len(given) != len(names):
+            err("layer_kinds", f"expected one kind per kernel of kernel_name ({len(names)}), got {given!r}")
+            return
+        for name, label in zip(names, given):
+            why = check_label(label)
+            if why:
+                err("layer_kinds", f"{name}: {why}")
+        return
+    if isinstance(names, list):
+        unknown = [n for n in names if isinstance(n, str) and kind_from_name(n) is None]
+        if unknown:
+            err("layer_kinds", f"no layer kind for {', '.join(unknown)}: no part of the name is a layer the naming rule "
+                "knows (substrates/SPEC.md section 5); name the layer (conv, fc, bn, relu, pool, ...) or give `layer_kinds`")
 
 
 def _check_name(fields: dict[str, Any], level: Any, err: Any) -> None:
@@ -312,6 +339,18 @@ def parse_descriptor(desc: Any, pipeline: bool, names: list[str], where: str, to
     if unlaunched:
         raise ContractError(where, "launch", f"kernel(s) {', '.join(unlaunched)} are listed in kernel_name but never launched")
     return steps, out
+
+
+def check_step_outputs(steps: list[Step], owned: set[int], where: str) -> None:
+    """Each step of a pipeline writes an output buffer of its own: its last tensor argument is
+    something `launch` allocated, never an input or a weight (`owned`). The depth analysis reads
+    every layer's activation there; a step whose last tensor is an input writes none."""
+    if len(steps) < 2:
+        return
+    for i, s in enumerate(steps):
+        if s.output.untyped_storage().data_ptr() in owned:
+            raise ContractError(where, "launch", f"step {i} ({s.kernel}) writes no output buffer: its last tensor argument is an input "
+                                "or a weight, not a buffer launch allocated (a step's output is its last tensor, section 5)")
 
 
 def check_arguments(steps: list[Step], params: dict[str, list[int]], where: str) -> None:

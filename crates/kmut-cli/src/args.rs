@@ -188,6 +188,21 @@ pub enum Command {
     #[command(verbatim_doc_comment)]
     Synth(SynthArgs),
 
+    /// How far a fault travels through a pipeline's layers: survival by the mutated layer's
+    /// depth quartile, propagation curves by layer kind, masking, and the every-layer checker.
+    ///
+    /// Nothing is run. Verdicts are the score's (the same options as `kmut score`; the witnessed
+    /// denominator once a witness search has run, live otherwise, said in the header); the
+    /// curves, masking and what-if read the per-step rows `kmut run` captures for pipelines
+    /// (each step's output against the original's). docs/depth.md says what each number counts.
+    ///
+    /// Examples:
+    ///   kmut depth
+    ///   kmut depth L3p9_resnet18 L3p12_vgg19 --svg depth-plots
+    ///   kmut depth --json > depth.json
+    #[command(verbatim_doc_comment)]
+    Depth(DepthArgs),
+
     /// Compare the CPU backend's verdicts with a GPU's on the same mutants and inputs, by family.
     ///
     /// Run the same sample on both, on equal inputs and every cell: `kmut run --backend cpu
@@ -278,6 +293,10 @@ pub struct RunArgs {
     /// Run every mutant on every input, even after a kill (default: stop at the first kill).
     #[arg(long)]
     pub full_matrix: bool,
+    /// Do not capture each pipeline step's output against the original's (the per-step rows
+    /// `kmut depth` reads); for measuring what the capture costs (docs/depth.md).
+    #[arg(long)]
+    pub no_steps: bool,
     /// Evaluate a stratified sample of N live mutants (by substrate and family); with
     /// --budget, stop when either is reached.
     #[arg(long, value_name = "N")]
@@ -478,6 +497,15 @@ pub struct ScoreArgs {
     /// The store (`SQLite`); default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DepthArgs {
+    #[command(flatten)]
+    pub score: ScoreArgs,
+    /// Also write the plots as SVG files into this folder (quartiles.svg, propagation.svg, kinds.svg).
+    #[arg(long, value_name = "DIR")]
+    pub svg: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -11,6 +11,7 @@ mod images;
 pub mod memory;
 pub mod plan;
 pub mod protocol;
+mod steps;
 pub mod worker;
 
 pub use engine::{Engine, EngineConfig, Reporter, RunSummary};

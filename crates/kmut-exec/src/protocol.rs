@@ -98,6 +98,8 @@ pub struct ColumnReport {
     pub valid: Option<bool>,
     pub tau64_ref: Option<f64>,
     pub tau64_orig: Option<f64>,
+    /// A pipeline's step layout for the depth study (`kmut depth`), as the worker sent it.
+    pub steps: Option<Value>,
 }
 
 /// One evaluation's result (its flags are the worker's independent observations, each stored).
@@ -121,6 +123,8 @@ pub struct EvalReport {
     pub wall_ms: Option<f64>,
     /// `(order, tau*)` per thread order on the CPU backend; a non-finite tau* is `None`.
     pub orders: Vec<(u32, Option<f64>)>,
+    /// A pipeline's per-step errors (`[[tau, rel_l2, frac_off], ...]`), as the worker sent them.
+    pub steps: Option<Value>,
 }
 
 impl Event {
@@ -149,6 +153,7 @@ impl Event {
                 valid: v.get("valid").and_then(Value::as_bool),
                 tau64_ref: num("tau64_ref"),
                 tau64_orig: num("tau64_orig"),
+                steps: v.get("steps").cloned(),
             }),
             "begin" => Event::Begin,
             "end" => Event::End,
@@ -168,6 +173,7 @@ impl Event {
                 kernel_ms: num("kernel_ms"),
                 wall_ms: num("wall_ms"),
                 orders: v.get("orders").and_then(Value::as_array).map_or_else(Vec::new, |a| a.iter().filter_map(order_tau).collect()),
+                steps: v.get("steps").cloned(),
             })),
             "released" => Event::Released,
             "error" => {
@@ -187,7 +193,7 @@ fn order_tau(v: &Value) -> Option<(u32, Option<f64>)> {
 }
 
 /// A number from the worker: JSON has no infinity, so the worker sends `"inf"` or `"nan"`.
-fn number(v: Option<&Value>) -> Option<f64> {
+pub(crate) fn number(v: Option<&Value>) -> Option<f64> {
     match v? {
         Value::Number(n) => n.as_f64(),
         Value::String(s) => match s.as_str() {

@@ -169,11 +169,12 @@ pub struct Group {
 }
 
 impl Group {
-    fn named(name: impl Into<String>) -> Group {
+    pub fn named(name: impl Into<String>) -> Group {
         Group { name: name.into(), ..Group::default() }
     }
 
-    fn add(&mut self, substrate: &str, family: Family, verdict: &Verdict, canary: bool) {
+    /// Count one live mutant's verdict in the group (its stratum: substrate and family).
+    pub fn add(&mut self, substrate: &str, family: Family, verdict: &Verdict, canary: bool) {
         self.live += 1;
         let s = self.strata.entry((substrate.to_owned(), family)).or_default();
         s.population += 1;
@@ -208,10 +209,22 @@ impl Group {
         }
     }
 
-    fn finish(&mut self) {
+    /// Compute the group's miss-rate estimate from what was added.
+    pub fn finish(&mut self) {
         let strata: Vec<Stratum> = self.strata.values().copied().collect();
         self.miss = miss_rate(&strata);
     }
+}
+
+/// One live mutant's verdict under a score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MutantVerdict {
+    pub substrate: String,
+    pub mutant: String,
+    pub family: Family,
+    pub verdict: Verdict,
+    /// A canary was hit on a decisive column.
+    pub canary: bool,
 }
 
 /// A column left out of a substrate's verdicts: the original itself fails it.
@@ -263,6 +276,10 @@ pub struct Score {
     /// Stored evaluations not scored because they are of an earlier image (or of a mutant the
     /// current source no longer generates).
     pub stale_evaluations: usize,
+    /// Every scored live mutant's verdict, as counted in the tables (racy-on-CPU mutants, scored
+    /// apart, are not here): what later analyses (`kmut depth`) group in their own ways.
+    #[serde(skip)]
+    pub verdicts: Vec<MutantVerdict>,
     /// Things the reader must know before trusting the tables (undecided mutants, ...).
     pub warnings: Vec<String>,
 }
@@ -335,10 +352,13 @@ struct Tables {
     overall: Group,
     by_family: BTreeMap<Family, Group>,
     by_level: BTreeMap<u8, Group>,
+    verdicts: Vec<MutantVerdict>,
 }
 
 impl Tables {
-    fn add(&mut self, level: u8, substrate: &str, family: Family, v: &Verdict, canary: bool) {
+    fn add(&mut self, level: u8, substrate: &str, m: &kmut_model::Mutant, v: &Verdict, canary: bool) {
+        let family = m.family;
+        self.verdicts.push(MutantVerdict { substrate: substrate.to_owned(), mutant: m.id.clone(), family, verdict: v.clone(), canary });
         self.overall.add(substrate, family, v, canary);
         self.by_family.entry(family).or_insert_with(|| Group::named(family.name())).add(substrate, family, v, canary);
         self.by_level.entry(level).or_insert_with(|| Group::named(format!("level {level}"))).add(substrate, family, v, canary);
@@ -357,7 +377,7 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
         d => d,
     };
     let descs: Vec<_> = store.substrates()?.into_iter().filter(|d| substrates.is_empty() || substrates.contains(&d.name)).collect();
-    let mut tables = Tables { overall: Group::named("all"), by_family: BTreeMap::new(), by_level: BTreeMap::new() };
+    let mut tables = Tables { overall: Group::named("all"), by_family: BTreeMap::new(), by_level: BTreeMap::new(), verdicts: Vec::new() };
     let mut by_substrate = Vec::new();
     let mut classes = ClassCounts::default();
     let mut backends = BTreeSet::new();
@@ -408,7 +428,7 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
                 continue;
             }
             group.add(&d.name, m.family, &v, canary);
-            tables.add(d.level, &d.name, m.family, &v, canary);
+            tables.add(d.level, &d.name, m, &v, canary);
         }
         group.finish();
         by_substrate.push(group);
@@ -416,7 +436,7 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
     if scored == 0 {
         return Err(ScoreError::Empty(store.path().display().to_string()));
     }
-    let Tables { mut overall, by_family, by_level } = tables;
+    let Tables { mut overall, by_family, by_level, verdicts } = tables;
     overall.finish();
     apart.racy.finish();
     let mut by_family: Vec<Group> = by_family.into_values().collect();
@@ -446,6 +466,7 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
         by_substrate,
         original_failures,
         stale_evaluations,
+        verdicts,
         warnings,
     })
 }

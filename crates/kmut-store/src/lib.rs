@@ -14,9 +14,11 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 mod ceiling;
 mod schema;
+mod steps;
 
 pub use ceiling::{CeilingPoint, CeilingRecord};
 pub use schema::SCHEMA_VERSION;
+pub use steps::{Keep, StepError, StepLayout};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -436,7 +438,10 @@ impl Store {
                    nonfinite, shape_ok, canary, inputs_restored, kernel_ms, wall_ms, run, orders)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
             )?;
+            // A cell's step rows belong to the evaluation they were captured with (kmut depth).
+            let mut drop_steps = tx.prepare("DELETE FROM step_errors WHERE mutant = ?1 AND target = ?2 AND suite = ?3 AND seed = ?4")?;
             for e in rows {
+                drop_steps.execute(params![e.mutant, e.target, e.suite, e.seed as i64])?;
                 put.execute(params![
                     e.mutant,
                     e.target,

@@ -173,4 +173,36 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (substrate, target, generator, sizes)
     );
     ",
+    // 7: the depth analysis's per-step capture (`kmut depth`, docs/depth.md). `step_layouts`:
+    // per column of a pipeline, each step's kernel, layer kind and the earlier steps it reads
+    // (JSON lists), and where the original's step outputs were kept (`device`, or `host` when
+    // they did not fit). `step_errors`: per evaluation and step, the mutant's step output against
+    // the original's: tau*, the relative L2 error and the fraction of elements off by more than
+    // the substrate's tolerance. Rows belong to their evaluation and go with it.
+    r"
+    CREATE TABLE step_layouts (
+        substrate TEXT NOT NULL REFERENCES substrates(name) ON DELETE CASCADE,
+        target    TEXT NOT NULL,
+        suite     TEXT NOT NULL,
+        seed      INTEGER NOT NULL,
+        kernels   TEXT NOT NULL,
+        kinds     TEXT NOT NULL,
+        reads     TEXT NOT NULL,
+        keep      TEXT NOT NULL CHECK (keep IN ('device', 'host')),
+        run       INTEGER REFERENCES runs(id),
+        PRIMARY KEY (substrate, target, suite, seed)
+    );
+    CREATE TABLE step_errors (
+        mutant   TEXT NOT NULL,
+        target   TEXT NOT NULL,
+        suite    TEXT NOT NULL,
+        seed     INTEGER NOT NULL,
+        step     INTEGER NOT NULL,
+        tau      REAL,
+        rel_l2   REAL,
+        frac_off REAL,
+        PRIMARY KEY (mutant, target, suite, seed, step),
+        FOREIGN KEY (mutant, target, suite, seed) REFERENCES evaluations(mutant, target, suite, seed) ON DELETE CASCADE
+    ) WITHOUT ROWID;
+    ",
 ];

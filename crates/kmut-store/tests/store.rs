@@ -213,7 +213,7 @@ fn a_version_2_store_gains_the_orders_column_and_keeps_its_evaluations() {
     conn.execute_batch(
         "ALTER TABLE evaluations DROP COLUMN orders; ALTER TABLE mutants DROP COLUMN stale; ALTER TABLE baselines DROP COLUMN image;
          ALTER TABLE baselines DROP COLUMN peak_bytes; ALTER TABLE baselines DROP COLUMN valid; ALTER TABLE baselines DROP COLUMN tau64_ref;
-         ALTER TABLE baselines DROP COLUMN tau64_orig; PRAGMA user_version = 2;",
+         ALTER TABLE baselines DROP COLUMN tau64_orig; DROP TABLE step_errors; DROP TABLE step_layouts; DROP TABLE ceilings; DROP TABLE ceiling_points; PRAGMA user_version = 2;",
     )
     .unwrap();
     drop(conn);
@@ -258,7 +258,7 @@ fn a_version_3_store_gains_stale_flags_and_baseline_images_and_keeps_its_rows() 
     conn.execute_batch(
         "ALTER TABLE mutants DROP COLUMN stale; ALTER TABLE baselines DROP COLUMN image; ALTER TABLE baselines DROP COLUMN peak_bytes;
          ALTER TABLE baselines DROP COLUMN valid; ALTER TABLE baselines DROP COLUMN tau64_ref; ALTER TABLE baselines DROP COLUMN tau64_orig;
-         PRAGMA user_version = 3;",
+         DROP TABLE step_errors; DROP TABLE step_layouts; DROP TABLE ceilings; DROP TABLE ceiling_points; PRAGMA user_version = 3;",
     )
     .unwrap();
     drop(conn);

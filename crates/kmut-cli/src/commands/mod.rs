@@ -5,6 +5,7 @@ mod bench;
 mod bench_run;
 mod ceiling;
 mod compile;
+mod depth;
 mod gate;
 mod mutate;
 mod rules;
@@ -29,6 +30,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Score(args) => score::run(&args),
         Command::Agree(args) => agree::run(&args),
         Command::Synth(args) => synth::run(&args, env),
+        Command::Depth(args) => depth::run(&args),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
         Command::Bench(BenchCommand::Run(args)) => bench_run::run(&args, env),

@@ -168,6 +168,8 @@ pub(crate) fn worker_command(args: &RunArgs, env: &Environment, backend: Backend
     if backend == Backend::Cpu {
         command.extend(["--backend".into(), "cpu".into()]);
     }
+    // The depth study's per-step capture is on unless asked off (`--no-steps`).
+    command.extend(args.no_steps.then(|| "--no-steps".to_owned()));
     command
 }
 

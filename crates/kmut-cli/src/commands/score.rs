@@ -8,7 +8,9 @@ use crate::args::ScoreArgs;
 use crate::commands::compile::store_path;
 use crate::ExitStatus;
 
-pub fn run(args: &ScoreArgs) -> anyhow::Result<ExitStatus> {
+/// The store and the scoring options `args` name (`kmut score`, and `kmut depth`, which uses
+/// the score's verdicts).
+pub(crate) fn open(args: &ScoreArgs) -> anyhow::Result<(Store, ScoreOptions)> {
     let protocol = Protocol::named(&args.protocol).map_err(anyhow::Error::msg)?;
     let tolerance = args.tolerance.unwrap_or_else(|| protocol.tolerance());
     anyhow::ensure!(tolerance.is_finite() && tolerance >= 0.0, "--tolerance must be a non-negative number");
@@ -22,7 +24,11 @@ pub fn run(args: &ScoreArgs) -> anyhow::Result<ExitStatus> {
     let inputs = Inputs::parse(&args.suites).map_err(anyhow::Error::msg)?;
     let timeouts = TimeoutPolicy::parse(&args.timeouts).map_err(anyhow::Error::msg)?;
     let denominator = Denominator::parse(&args.denominator).map_err(anyhow::Error::msg)?;
-    let options = ScoreOptions { protocol, tolerance, inputs, backend, timeouts, denominator };
+    Ok((store, ScoreOptions { protocol, tolerance, inputs, backend, timeouts, denominator }))
+}
+
+pub fn run(args: &ScoreArgs) -> anyhow::Result<ExitStatus> {
+    let (store, options) = open(args)?;
     let scored = kmut_score::score(&store, &args.substrates, &options)?;
     for w in &scored.warnings {
         eprintln!("warning: {w}");
@@ -37,7 +43,7 @@ pub fn run(args: &ScoreArgs) -> anyhow::Result<ExitStatus> {
 
 /// A miss rate as printed: exact, an estimate with its interval, or (with undecided mutants)
 /// only the interval, since the point would lean towards kills.
-fn rate(e: Option<&Estimate>) -> String {
+pub(crate) fn rate(e: Option<&Estimate>) -> String {
     match e {
         None => "-".into(),
         Some(e) if e.exact => format!("{:.1}%", 100.0 * e.rate),

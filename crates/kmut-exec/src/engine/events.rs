@@ -90,6 +90,9 @@ impl Engine<'_> {
                     self.eval_environment_failed(i, unit, cand, why);
                 } else {
                     let e = self.evaluation_from(unit, cand, &report);
+                    if let Some(steps) = &report.steps {
+                        self.step_batch.extend(crate::steps::rows(&e, steps));
+                    }
                     self.record(unit, cand, e);
                     self.retried(i, unit, cand);
                 }

@@ -178,6 +178,8 @@ pub struct Engine<'a> {
     tx: Sender<Heard>,
     rx: Receiver<Heard>,
     batch: Vec<Evaluation>,
+    /// Per-step rows of the evaluations in `batch` (`kmut depth`), stored right after them.
+    step_batch: Vec<kmut_store::StepError>,
     last_report: Instant,
     started: Instant,
     summary: RunSummary,
@@ -229,6 +231,7 @@ impl<'a> Engine<'a> {
             tx,
             rx,
             batch: Vec::new(),
+            step_batch: Vec::new(),
             last_report: Instant::now(),
             started: Instant::now(),
             summary: RunSummary::default(),

@@ -36,6 +36,9 @@ impl Engine<'_> {
             tau64_orig: v.tau64_orig,
         };
         self.store.put_baseline(&b, self.run)?;
+        if let Some(layout) = v.steps.as_ref().and_then(|s| crate::steps::layout(&b.substrate, &b.target, &b.suite, b.seed, s)) {
+            self.store.put_step_layout(&layout, self.run)?;
+        }
         if b.valid == Some(false) {
             // Past the legitimate-variance ceiling: a correct kernel fails here too.
             self.invalid.insert(unit);
@@ -141,6 +144,8 @@ impl Engine<'_> {
         if !self.batch.is_empty() {
             self.store.put_evaluations(&self.batch, self.run)?;
             self.batch.clear();
+            self.store.put_step_errors(&self.step_batch)?;
+            self.step_batch.clear();
         }
         Ok(())
     }

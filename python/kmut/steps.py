@@ -1,0 +1,162 @@
+"""Per-step capture for the depth analysis: every layer's output of a mutant against the
+original's output of the same step on the same input.
+
+A pipeline's step writes only its last tensor argument (`substrates/SPEC.md` section 5), so a
+step's output is final once the step ran, unless a later step writes the same memory (a buffer
+reused across steps, a recurrent state written every time step). `StepCapture` therefore copies
+only those outputs right after their step (on the same stream, before the next launch) and reads
+every other output in place after the last kernel: the capture adds a device-to-device copy per
+reused buffer to the kernels and nothing else to them. The comparisons run after the kernels
+(outside the watchdog's clock), each step's three numbers staying on the device until one
+transfer at the end.
+
+The original's step outputs are computed once per column (its run when the column is prepared)
+and kept: on the device when they fit in a quarter of the memory free then (`keep`), otherwise on
+the host, where each mutant's step output is copied to be compared (`"host"`, slower, recorded
+with the column). On the CPU backend everything is host memory (`"device"` then means: kept).
+
+Per step the worker reports `[tau, rel_l2, frac_off]`: tau* of the mutant's step output against
+the original's (the smallest t with allclose(orig, mutant, atol=t, rtol=t), infinite for NaN or
+infinity), the relative L2 error ||mutant - orig|| / ||orig|| (0 when both are zero, infinite
+when only the original is), and the fraction of elements off by more than the substrate's
+tolerance (atol + rtol * |mutant|, or NaN on one side).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+# Elements compared per chunk (float64 temporaries of this many elements).
+CHUNK = 1 << 25
+# The original's step outputs stay on the device when they take at most this share of the
+# device memory free after the column's preparation.
+KEEP_SHARE = 0.25
+
+
+def _extent(t: Any) -> tuple[int, int]:
+    start = t.data_ptr()
+    return start, start + t.numel() * t.element_size()
+
+
+def rewritten_later(steps: list[Any]) -> list[bool]:
+    """For each step, whether a later step's output overlaps its output's memory (so the value
+    right after the step must be copied before that later step runs)."""
+    extents = [_extent(s.output) for s in steps]
+    out = []
+    for i, (a0, a1) in enumerate(extents):
+        out.append(any(b0 < a1 and a0 < b1 for b0, b1 in extents[i + 1 :]))
+    return out
+
+
+def producers(steps: list[Any]) -> list[list[int]]:
+    """For each step, the earlier steps whose outputs it reads: for each of its tensor arguments
+    but the last, the latest earlier writers of each part of it (a concat buffer's halves come
+    from two steps). Inputs and weights have no producer; the depth analysis takes their error
+    as zero."""
+    extents = [_extent(s.output) for s in steps]
+    reads: list[list[int]] = []
+    for j, s in enumerate(steps):
+        found: set[int] = set()
+        for t in s.tensors[:-1]:
+            a0, a1 = _extent(t)
+            covered: list[tuple[int, int]] = []  # parts of the argument a later writer already owns
+            for i in range(j - 1, -1, -1):
+                b0, b1 = max(extents[i][0], a0), min(extents[i][1], a1)
+                if b0 >= b1:
+                    continue
+                if not _inside(b0, b1, covered):
+                    found.add(i)
+                covered.append((b0, b1))
+                if _inside(a0, a1, covered):
+                    break
+        reads.append(sorted(found))
+    return reads
+
+
+def _inside(lo: int, hi: int, parts: list[tuple[int, int]]) -> bool:
+    """Whether [lo, hi) lies within the union of `parts`."""
+    at = lo
+    for p0, p1 in sorted(parts):
+        if p0 > at:
+            break
+        at = max(at, p1)
+        if at >= hi:
+            return True
+    return at >= hi
+
+
+@dataclass
+class StepCapture:
+    """The outputs of one run's steps, as they were right after each step."""
+
+    steps: list[Any]
+    copy: list[bool]
+    taken: dict[int, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, steps: list[Any]) -> StepCapture:
+        return cls(steps, rewritten_later(steps))
+
+    def after(self, i: int) -> None:
+        """Called right after step `i` launched (on its stream, before the next launch)."""
+        if self.copy[i]:
+            self.taken[i] = self.steps[i].output.clone()
+
+    def outputs(self) -> list[Any]:
+        """Every step's output as it was right after the step (after the last kernel ran)."""
+        return [self.taken.get(i, s.output) for i, s in enumerate(self.steps)]
+
+
+def keep(outputs: list[Any], torch: Any, free_bytes: int | None) -> tuple[list[Any], str, int]:
+    """The original's step outputs as a column keeps them: (tensors, where, device bytes kept).
+    On the device when they fit in `KEEP_SHARE` of `free_bytes` (None: no limit, the CPU),
+    else copied to the host."""
+    seen: dict[tuple[int, int], int] = {}
+    for t in outputs:
+        seen[_extent(t)] = t.numel() * t.element_size()
+    total = sum(seen.values())
+    if free_bytes is None or total <= KEEP_SHARE * free_bytes:
+        return list(outputs), "device", (0 if free_bytes is None else total)
+    return [t.detach().to("cpu") for t in outputs], "host", 0
+
+
+def _stats(orig: Any, out: Any, atol: float, rtol: float, torch: Any) -> Any:
+    """[tau, rel_l2, frac_off] of one step as a float64 tensor on the tensors' device (no sync)."""
+    if out.device != orig.device:
+        out = out.to(orig.device)
+    if tuple(out.shape) != tuple(orig.shape):
+        return torch.tensor([math.inf, math.inf, 1.0], dtype=torch.float64, device=orig.device)
+    r_all, o_all = orig.reshape(-1), out.reshape(-1)
+    n = r_all.numel()
+    dev = orig.device
+    tau = torch.zeros((), dtype=torch.float64, device=dev)
+    diff2 = torch.zeros((), dtype=torch.float64, device=dev)
+    ref2 = torch.zeros((), dtype=torch.float64, device=dev)
+    off = torch.zeros((), dtype=torch.float64, device=dev)
+    for at in range(0, n, CHUNK):
+        r = r_all[at : at + CHUNK].double()
+        o = o_all[at : at + CHUNK].double()
+        same = r == o  # False wherever either is NaN: as in kmut.compare, equal values are close
+        d = torch.where(same, torch.zeros_like(r), (r - o).abs())
+        # NaN differences (a NaN on either side, inf - inf) fail at every tolerance.
+        bad = torch.isnan(d)
+        d = torch.where(bad, torch.full_like(d, math.inf), d)
+        t = torch.where(torch.isinf(d), torch.full_like(d, math.inf), d / (1.0 + o.abs()))
+        tau = torch.maximum(tau, t.max())
+        diff2 = diff2 + (d * d).sum()
+        ref2 = ref2 + (torch.where(torch.isfinite(r), r, torch.zeros_like(r)) ** 2).sum()
+        off = off + ((d > atol + rtol * o.abs()) | torch.isinf(d)).sum(dtype=torch.float64)
+    rel = torch.where(diff2 == 0, torch.zeros_like(diff2), torch.sqrt(diff2) / torch.sqrt(ref2))
+    frac = off / max(n, 1)
+    return torch.stack([tau, rel, frac])
+
+
+def step_errors(original: list[Any], mutant: list[Any], atol: float, rtol: float, torch: Any) -> list[list[float]]:
+    """`[tau, rel_l2, frac_off]` of every step, the original's outputs against the mutant's."""
+    if not original:
+        return []
+    rows = torch.stack([_stats(o, m, atol, rtol, torch) for o, m in zip(original, mutant)]).cpu().tolist()
+    # rel_l2 is NaN only where the original's norm is 0 and the difference is not: infinite.
+    return [[t, math.inf if math.isnan(r) else r, f] for t, r, f in rows]
