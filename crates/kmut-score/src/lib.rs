@@ -224,6 +224,21 @@ pub struct OriginalFailure {
     pub tau: Option<f64>,
 }
 
+/// One live mutant's verdict, as the tables counted it (for reports that list mutants).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MutantVerdict {
+    pub substrate: String,
+    pub mutant: String,
+    pub verdict: Verdict,
+    /// The valid input that witnessed a survivor under the witnessed denominator (its first
+    /// killing column, in search order); `None` otherwise.
+    pub witness: Option<Column>,
+    /// A canary was hit on a decisive column: the mutant wrote out of bounds.
+    pub out_of_bounds: bool,
+    /// CPU backend: whether the mutant was counted in the main tables (`Comparable`) or apart.
+    pub fidelity: CpuFidelity,
+}
+
 /// A whole score.
 #[derive(Debug, Clone, Serialize)]
 pub struct Score {
@@ -265,6 +280,9 @@ pub struct Score {
     pub stale_evaluations: usize,
     /// Things the reader must know before trusting the tables (undecided mutants, ...).
     pub warnings: Vec<String>,
+    /// Every live mutant's verdict, in substrate and id order (not in `--json`: the tables are).
+    #[serde(skip)]
+    pub verdicts: Vec<MutantVerdict>,
 }
 
 /// What to score: the protocol's columns (or `inputs`) at `tolerance`, from `backend`'s cells.
@@ -365,6 +383,7 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
     let mut apart = CpuApart::default();
     let mut stale_evaluations = 0;
     let mut scored = 0;
+    let mut verdicts = Vec::new();
     for d in &descs {
         let Some(target) = store.targets(&d.name)?.into_iter().next() else {
             continue;
@@ -399,11 +418,10 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
                 continue;
             }
             let mine = cells.get(m.id.as_str()).map(Vec::as_slice).unwrap_or_default();
-            let mut v = verdict(mine, &decisive, tolerance, options.timeouts);
-            if let (Verdict::Survived, Some(search)) = (&v, &search) {
-                v = search.verdict(mine, tolerance, options.timeouts);
-            }
+            let (v, witness) = witnessed(verdict(mine, &decisive, tolerance, options.timeouts), search.as_ref(), mine, tolerance, options.timeouts);
             let canary = mine.iter().any(|e| e.canary && decisive.iter().any(|c| c.suite == e.suite && c.seed == e.seed));
+            let fidelity = if backend == Backend::Cpu { cpu_fidelity(m.family, &m.rule) } else { CpuFidelity::Comparable };
+            verdicts.push(MutantVerdict { substrate: d.name.clone(), mutant: m.id.clone(), verdict: v.clone(), witness, out_of_bounds: canary, fidelity });
             if backend == Backend::Cpu && apart.take(&d.name, m, &v, canary, mine, tolerance) {
                 continue;
             }
@@ -447,7 +465,17 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
         original_failures,
         stale_evaluations,
         warnings,
+        verdicts,
     })
+}
+
+/// Under the witnessed denominator (`search`), a survivor of the protocol gets the search's
+/// verdict and the input that witnessed it; any other verdict stands.
+fn witnessed(v: Verdict, search: Option<&Search>, cells: &[&Evaluation], tolerance: f64, timeouts: TimeoutPolicy) -> (Verdict, Option<Column>) {
+    match (v, search) {
+        (Verdict::Survived, Some(search)) => search.verdict(cells, tolerance, timeouts),
+        (v, _) => (v, None),
+    }
 }
 
 /// The scoring columns on which the current original passes at `tolerance` (in order), and
@@ -488,8 +516,9 @@ struct Search {
 impl Search {
     /// The witnessed verdict of a mutant the protocol misses: a miss when a valid input kills it
     /// (a timeout witnesses only under `TimeoutPolicy::Kill`), possibly equivalent when the
-    /// search is complete and none does, undecided when part of the search has not run.
-    fn verdict(&self, cells: &[&Evaluation], tolerance: f64, timeouts: TimeoutPolicy) -> Verdict {
+    /// search is complete and none does, undecided when part of the search has not run. A miss
+    /// comes with the column that witnessed it.
+    fn verdict(&self, cells: &[&Evaluation], tolerance: f64, timeouts: TimeoutPolicy) -> (Verdict, Option<Column>) {
         let mut run = 0;
         for c in &self.valid {
             let Some(e) = cells.iter().find(|e| e.suite == c.suite && e.seed == c.seed) else { continue };
@@ -500,13 +529,13 @@ impl Search {
                 Outcome::Completed => e.kills_at(tolerance),
             };
             if witnesses {
-                return Verdict::Survived;
+                return (Verdict::Survived, Some(c.clone()));
             }
         }
         if run == self.valid.len() && self.unknown == 0 {
-            Verdict::PossiblyEquivalent
+            (Verdict::PossiblyEquivalent, None)
         } else {
-            Verdict::Undecided
+            (Verdict::Undecided, None)
         }
     }
 }
