@@ -5,6 +5,7 @@ mod bench;
 mod compile;
 mod gate;
 mod mutate;
+mod report;
 mod rules;
 mod run;
 mod score;
@@ -23,6 +24,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Witness(args) => run::witness(*args, env),
         Command::Score(args) => score::run(&args),
         Command::Agree(args) => agree::run(&args),
+        Command::Report(args) => report::run(&args),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
         Command::Store(StoreCommand::Prune(args)) => store::prune(&args),
