@@ -203,6 +203,25 @@ pub enum Command {
     #[command(verbatim_doc_comment)]
     Depth(DepthArgs),
 
+    /// Write a report of the store: an HTML folder to browse, Stryker JSON, CSV and Parquet tables.
+    ///
+    /// Nothing is run. Into --out (default kmut-report/): index.html (miss rates by protocol,
+    /// level and family with their 95% intervals, SVG charts, and sections not measured yet
+    /// saying so) and substrates/NAME.html (kernels, inputs, every mutant with its rule, family,
+    /// layer, diff, verdict under each protocol, witness, and its result on every input,
+    /// filterable by family and verdict); json/mutation-testing-report.PROTOCOL.json (Stryker's
+    /// mutation-testing-report schema, kmut's facts in its extension points); tables/ with the
+    /// mutants, the kill matrix and the input columns as CSV and Parquet (docs/store.md). The
+    /// folder opens from disk with no server and no network. An earlier report in --out is
+    /// replaced; a folder that is not a report is never overwritten (docs/report.md).
+    ///
+    /// Examples:
+    ///   kmut report
+    ///   kmut report --store campaign.sqlite --out campaign-report --open
+    ///   kmut report --protocol official
+    #[command(verbatim_doc_comment)]
+    Report(ReportArgs),
+
     /// Compare the CPU backend's verdicts with a GPU's on the same mutants and inputs, by family.
     ///
     /// Run the same sample on both, on equal inputs and every cell: `kmut run --backend cpu
@@ -506,6 +525,25 @@ pub struct DepthArgs {
     /// Also write the plots as SVG files into this folder (quartiles.svg, propagation.svg, kinds.svg).
     #[arg(long, value_name = "DIR")]
     pub svg: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The store (default: `$KMUT_STORE`, else kmut.sqlite).
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    /// The report folder (replaced if it holds an earlier report).
+    #[arg(long, default_value = "kmut-report", value_name = "DIR")]
+    pub out: PathBuf,
+    /// The protocols scored side by side, repeatable (default: every known one: official, head).
+    #[arg(long = "protocol", value_name = "NAME")]
+    pub protocols: Vec<String>,
+    /// Whose evaluations: `gpu`, `cpu`, or `auto` (the GPU's where the store has any).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "gpu", "cpu"], value_name = "BACKEND")]
+    pub backend: String,
+    /// Print the file:// address of the overview to open in a browser.
+    #[arg(long)]
+    pub open: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -192,7 +192,8 @@ pub fn analyse(store: &Store, substrates: &[String], options: &ScoreOptions) -> 
         return Err(DepthError::NoPipeline(which));
     }
     let mut verdicts: HashMap<&str, Vec<&MutantVerdict>> = HashMap::new();
-    for v in &scored.verdicts {
+    // Racy-on-CPU mutants are scored apart from the tables; so they are here.
+    for v in scored.verdicts.iter().filter(|v| v.fidelity == kmut_model::CpuFidelity::Comparable) {
         verdicts.entry(v.substrate.as_str()).or_default().push(v);
     }
     let mut acc = Gather::new(scored.tolerance);
@@ -324,9 +325,9 @@ impl Gather {
         for v in verdicts {
             let Some(m) = mutants.get(&v.mutant) else { continue };
             let q = quartile(m.depth);
-            arch.overall.add(&d.name, v.family, &v.verdict, v.canary);
-            arch.quartiles[q].add(&d.name, v.family, &v.verdict, v.canary);
-            self.quartiles[q].add(&d.name, v.family, &v.verdict, v.canary);
+            arch.overall.add(&d.name, v.family, &v.verdict, v.out_of_bounds);
+            arch.quartiles[q].add(&d.name, v.family, &v.verdict, v.out_of_bounds);
+            self.quartiles[q].add(&d.name, v.family, &v.verdict, v.out_of_bounds);
             // This mutant's columns with complete step rows, in the store's column order.
             let columns: Vec<Column> = by_cell
                 .range((m.id.as_str(), "", 0)..)
@@ -366,8 +367,8 @@ impl Gather {
                 every = Verdict::Undecided;
             }
         }
-        self.what_if.output_only.add(substrate, v.family, &v.verdict, v.canary);
-        self.what_if.every_layer.add(substrate, v.family, &every, v.canary);
+        self.what_if.output_only.add(substrate, v.family, &v.verdict, v.out_of_bounds);
+        self.what_if.every_layer.add(substrate, v.family, &every, v.out_of_bounds);
     }
 }
 

@@ -216,17 +216,6 @@ impl Group {
     }
 }
 
-/// One live mutant's verdict under a score.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MutantVerdict {
-    pub substrate: String,
-    pub mutant: String,
-    pub family: Family,
-    pub verdict: Verdict,
-    /// A canary was hit on a decisive column.
-    pub canary: bool,
-}
-
 /// A column left out of a substrate's verdicts: the original itself fails it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OriginalFailure {
@@ -235,6 +224,22 @@ pub struct OriginalFailure {
     pub seed: u64,
     /// The original's tau\* on it (`None`: its run crashed).
     pub tau: Option<f64>,
+}
+
+/// One live mutant's verdict, as the tables counted it (for reports that list mutants).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MutantVerdict {
+    pub substrate: String,
+    pub mutant: String,
+    pub family: Family,
+    pub verdict: Verdict,
+    /// The valid input that witnessed a survivor under the witnessed denominator (its first
+    /// killing column, in search order); `None` otherwise.
+    pub witness: Option<Column>,
+    /// A canary was hit on a decisive column: the mutant wrote out of bounds.
+    pub out_of_bounds: bool,
+    /// CPU backend: whether the mutant was counted in the main tables (`Comparable`) or apart.
+    pub fidelity: CpuFidelity,
 }
 
 /// A whole score.
@@ -276,12 +281,13 @@ pub struct Score {
     /// Stored evaluations not scored because they are of an earlier image (or of a mutant the
     /// current source no longer generates).
     pub stale_evaluations: usize,
-    /// Every scored live mutant's verdict, as counted in the tables (racy-on-CPU mutants, scored
-    /// apart, are not here): what later analyses (`kmut depth`) group in their own ways.
-    #[serde(skip)]
-    pub verdicts: Vec<MutantVerdict>,
     /// Things the reader must know before trusting the tables (undecided mutants, ...).
     pub warnings: Vec<String>,
+    /// Every live mutant's verdict, in substrate and id order (not in `--json`: the tables are);
+    /// what reports and later analyses (`kmut depth`) group in their own ways. On the CPU
+    /// backend racy-on-CPU mutants are here too, marked by `fidelity`.
+    #[serde(skip)]
+    pub verdicts: Vec<MutantVerdict>,
 }
 
 /// What to score: the protocol's columns (or `inputs`) at `tolerance`, from `backend`'s cells.
@@ -352,13 +358,11 @@ struct Tables {
     overall: Group,
     by_family: BTreeMap<Family, Group>,
     by_level: BTreeMap<u8, Group>,
-    verdicts: Vec<MutantVerdict>,
 }
 
 impl Tables {
     fn add(&mut self, level: u8, substrate: &str, m: &kmut_model::Mutant, v: &Verdict, canary: bool) {
         let family = m.family;
-        self.verdicts.push(MutantVerdict { substrate: substrate.to_owned(), mutant: m.id.clone(), family, verdict: v.clone(), canary });
         self.overall.add(substrate, family, v, canary);
         self.by_family.entry(family).or_insert_with(|| Group::named(family.name())).add(substrate, family, v, canary);
         self.by_level.entry(level).or_insert_with(|| Group::named(format!("level {level}"))).add(substrate, family, v, canary);
@@ -377,7 +381,7 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
         d => d,
     };
     let descs: Vec<_> = store.substrates()?.into_iter().filter(|d| substrates.is_empty() || substrates.contains(&d.name)).collect();
-    let mut tables = Tables { overall: Group::named("all"), by_family: BTreeMap::new(), by_level: BTreeMap::new(), verdicts: Vec::new() };
+    let mut tables = Tables { overall: Group::named("all"), by_family: BTreeMap::new(), by_level: BTreeMap::new() };
     let mut by_substrate = Vec::new();
     let mut classes = ClassCounts::default();
     let mut backends = BTreeSet::new();
@@ -385,6 +389,7 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
     let mut apart = CpuApart::default();
     let mut stale_evaluations = 0;
     let mut scored = 0;
+    let mut verdicts = Vec::new();
     for d in &descs {
         let Some(target) = store.targets(&d.name)?.into_iter().next() else {
             continue;
@@ -419,11 +424,10 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
                 continue;
             }
             let mine = cells.get(m.id.as_str()).map(Vec::as_slice).unwrap_or_default();
-            let mut v = verdict(mine, &decisive, tolerance, options.timeouts);
-            if let (Verdict::Survived, Some(search)) = (&v, &search) {
-                v = search.verdict(mine, tolerance, options.timeouts);
-            }
+            let (v, witness) = witnessed(verdict(mine, &decisive, tolerance, options.timeouts), search.as_ref(), mine, tolerance, options.timeouts);
             let canary = mine.iter().any(|e| e.canary && decisive.iter().any(|c| c.suite == e.suite && c.seed == e.seed));
+            let fidelity = if backend == Backend::Cpu { cpu_fidelity(m.family, &m.rule) } else { CpuFidelity::Comparable };
+            verdicts.push(MutantVerdict { substrate: d.name.clone(), mutant: m.id.clone(), family: m.family, verdict: v.clone(), witness, out_of_bounds: canary, fidelity });
             if backend == Backend::Cpu && apart.take(&d.name, m, &v, canary, mine, tolerance) {
                 continue;
             }
@@ -436,7 +440,7 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
     if scored == 0 {
         return Err(ScoreError::Empty(store.path().display().to_string()));
     }
-    let Tables { mut overall, by_family, by_level, verdicts } = tables;
+    let Tables { mut overall, by_family, by_level } = tables;
     overall.finish();
     apart.racy.finish();
     let mut by_family: Vec<Group> = by_family.into_values().collect();
@@ -466,9 +470,18 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
         by_substrate,
         original_failures,
         stale_evaluations,
-        verdicts,
         warnings,
+        verdicts,
     })
+}
+
+/// Under the witnessed denominator (`search`), a survivor of the protocol gets the search's
+/// verdict and the input that witnessed it; any other verdict stands.
+fn witnessed(v: Verdict, search: Option<&Search>, cells: &[&Evaluation], tolerance: f64, timeouts: TimeoutPolicy) -> (Verdict, Option<Column>) {
+    match (v, search) {
+        (Verdict::Survived, Some(search)) => search.verdict(cells, tolerance, timeouts),
+        (v, _) => (v, None),
+    }
 }
 
 /// The scoring columns on which the current original passes at `tolerance` (in order), and
@@ -509,8 +522,9 @@ struct Search {
 impl Search {
     /// The witnessed verdict of a mutant the protocol misses: a miss when a valid input kills it
     /// (a timeout witnesses only under `TimeoutPolicy::Kill`), possibly equivalent when the
-    /// search is complete and none does, undecided when part of the search has not run.
-    fn verdict(&self, cells: &[&Evaluation], tolerance: f64, timeouts: TimeoutPolicy) -> Verdict {
+    /// search is complete and none does, undecided when part of the search has not run. A miss
+    /// comes with the column that witnessed it.
+    fn verdict(&self, cells: &[&Evaluation], tolerance: f64, timeouts: TimeoutPolicy) -> (Verdict, Option<Column>) {
         let mut run = 0;
         for c in &self.valid {
             let Some(e) = cells.iter().find(|e| e.suite == c.suite && e.seed == c.seed) else { continue };
@@ -521,13 +535,13 @@ impl Search {
                 Outcome::Completed => e.kills_at(tolerance),
             };
             if witnesses {
-                return Verdict::Survived;
+                return (Verdict::Survived, Some(c.clone()));
             }
         }
         if run == self.valid.len() && self.unknown == 0 {
-            Verdict::PossiblyEquivalent
+            (Verdict::PossiblyEquivalent, None)
         } else {
-            Verdict::Undecided
+            (Verdict::Undecided, None)
         }
     }
 }

@@ -338,6 +338,12 @@ fn over_witnessed_mutants_an_input_past_the_ceiling_never_witnesses() {
     let g = &s.overall;
     assert_eq!((g.survived, g.possibly_equivalent, g.undecided), (1, 2, 1), "reach missed; ceil and none possibly equivalent; half undecided");
     assert!(s.warnings.iter().any(|w| w.contains("incomplete witness search")), "{:?}", s.warnings);
+    // Each mutant's verdict is listed as the tables counted it, a miss with the input that witnessed it.
+    let of = |id: &str| s.verdicts.iter().find(|v| v.mutant == id).map(|v| (v.verdict.clone(), v.witness.clone())).unwrap();
+    assert_eq!(s.verdicts.len(), 4);
+    assert_eq!(of("reach"), (Verdict::Survived, Some(kmut_model::Column { suite: "W:boundary:1:n=257".into(), seed: 1 })));
+    assert_eq!((of("ceil"), of("none")), ((Verdict::PossiblyEquivalent, None), (Verdict::PossiblyEquivalent, None)));
+    assert_eq!(of("half"), (Verdict::Undecided, None));
     // Over live mutants all four are misses.
     o.denominator = Denominator::Live;
     assert_eq!(score(&f.store, &[], &o).unwrap().overall.survived, 4);

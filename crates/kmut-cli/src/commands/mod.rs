@@ -8,6 +8,7 @@ mod compile;
 mod depth;
 mod gate;
 mod mutate;
+mod report;
 mod rules;
 mod run;
 mod score;
@@ -31,6 +32,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Agree(args) => agree::run(&args),
         Command::Synth(args) => synth::run(&args, env),
         Command::Depth(args) => depth::run(&args),
+        Command::Report(args) => report::run(&args),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
         Command::Bench(BenchCommand::Run(args)) => bench_run::run(&args, env),

@@ -1,0 +1,112 @@
+//! SVG charts, drawn with plotters' SVG backend (text stays `<text>`, so no font is needed and
+//! the chart scales in the page).
+
+use kmut_score::Estimate;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::ReportError;
+
+/// One protocol's miss rates over the chart's groups (`None`: no verdict in that group).
+pub struct Series<'a> {
+    pub name: &'a str,
+    pub rates: Vec<Option<Estimate>>,
+}
+
+/// The colour of the `k`-th series, as CSS (for the legend the page prints under the chart).
+pub fn css_colour(k: usize) -> String {
+    let RGBColor(r, g, b) = COLOURS[k % COLOURS.len()];
+    format!("rgb({r}, {g}, {b})")
+}
+
+const COLOURS: [RGBColor; 6] =
+    [RGBColor(31, 119, 180), RGBColor(255, 127, 14), RGBColor(44, 160, 44), RGBColor(214, 39, 40), RGBColor(148, 103, 189), RGBColor(140, 86, 75)];
+const BAR: f64 = 14.0;
+const GAP: f64 = 12.0;
+
+/// Horizontal bars of miss rates (percent) per group, one bar per protocol, each with its 95%
+/// interval as a whisker. Where undecided mutants leave only an interval (or there is no point
+/// estimate), the bar is drawn pale from the interval's low end to its high end, never as a point.
+/// A group with no verdict gets a "no verdict" label instead of a bar of length zero. The legend
+/// (series colours, [`css_colour`]) is the page's, under the chart, where it hides no bar.
+pub fn miss_rates(title: &str, groups: &[String], series: &[Series]) -> Result<String, ReportError> {
+    let per_group = series.len().max(1) as f64 * BAR + GAP;
+    let height = (60.0 + groups.len() as f64 * per_group) as u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (760, height)).into_drawing_area();
+        draw(&root, title, groups, series, per_group).map_err(|e| ReportError::Chart(title.to_owned(), e.to_string()))?;
+        root.present().map_err(|e| ReportError::Chart(title.to_owned(), e.to_string()))?;
+    }
+    Ok(svg)
+}
+
+fn draw(
+    root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    title: &str,
+    groups: &[String],
+    series: &[Series],
+    per_group: f64,
+) -> Result<(), Box<dyn std::error::Error>> {
+    root.fill(&WHITE)?;
+    let span = groups.len() as f64 * per_group;
+    // Group i occupies [i * per_group, (i + 1) * per_group) from the top; its label sits at its middle.
+    let centres: Vec<f64> = (0..groups.len()).map(|i| span - (i as f64 + 0.5) * per_group).collect();
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 16))
+        .margin(8)
+        .x_label_area_size(40)
+        .y_label_area_size(180)
+        .build_cartesian_2d(0f64..100f64, 0f64..span.max(1.0))?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .max_light_lines(0)
+        .x_labels(11)
+        .y_labels(0)
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 13))
+        .x_desc("miss rate, % (bars: estimate; whiskers: 95% interval)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .draw()?;
+    // Group names right-aligned left of the axis, at their group's middle.
+    let name_style = TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    for (name, &y) in groups.iter().zip(&centres) {
+        let (px, py) = chart.backend_coord(&(0.0, y));
+        root.draw(&Text::new(name.clone(), (px - 6, py), name_style.clone()))?;
+    }
+    for (k, s) in series.iter().enumerate() {
+        let colour = COLOURS[k % COLOURS.len()];
+        for (i, rate) in s.rates.iter().enumerate() {
+            let top = span - i as f64 * per_group - GAP / 2.0 - k as f64 * BAR;
+            let (y0, y1) = (top - BAR + 2.0, top - 1.0);
+            let mid = f64::midpoint(y0, y1);
+            let Some(e) = rate else {
+                chart.draw_series(std::iter::once(Text::new(
+                    format!("{}: no verdict", s.name),
+                    (1.0, mid + 4.0),
+                    ("sans-serif", 12).into_font().color(&colour),
+                )))?;
+                continue;
+            };
+            let interval_only = e.undecided > 0 || e.rate.is_nan();
+            let bar = if interval_only {
+                Rectangle::new([(100.0 * e.low, y0), (100.0 * e.high, y1)], colour.mix(0.3).filled())
+            } else {
+                Rectangle::new([(0.0, y0), (100.0 * e.rate, y1)], colour.filled())
+            };
+            chart.draw_series(std::iter::once(bar))?;
+            if !interval_only {
+                // The estimate itself, visible also at 0%.
+                chart.draw_series(std::iter::once(PathElement::new(vec![(100.0 * e.rate, y0 - 1.0), (100.0 * e.rate, y1 + 1.0)], BLACK.stroke_width(2))))?;
+            }
+            if !e.exact {
+                chart.draw_series(std::iter::once(PathElement::new(vec![(100.0 * e.low, mid), (100.0 * e.high, mid)], BLACK.stroke_width(1))))?;
+                for end in [e.low, e.high] {
+                    chart.draw_series(std::iter::once(PathElement::new(vec![(100.0 * end, y0 + 2.0), (100.0 * end, y1 - 2.0)], BLACK.stroke_width(1))))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,289 @@
+//! What a report shows, read once from the store and the scores: every section, page, JSON
+//! report and table is rendered from a [`ReportData`], never from the store directly, so they
+//! all say the same thing.
+
+use std::collections::HashMap;
+
+use kmut_model::{Backend, Class, Column, CpuFidelity, Mutant, Protocol, SubstrateDescription};
+use kmut_score::{Kill, Score, ScoreOptions, Verdict};
+use kmut_store::{Baseline, Evaluation, Store};
+use serde::Serialize;
+
+use crate::ReportError;
+
+/// What to report on.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// The protocols scored side by side (the first is the report's primary one: the JSON
+    /// report per protocol, the filters' default).
+    pub protocols: Vec<Protocol>,
+    pub backend: Backend,
+}
+
+/// Everything a report renders.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportData {
+    pub kmut_version: String,
+    pub store: String,
+    pub backend: Backend,
+    /// One score per protocol, in the order asked for.
+    pub scores: Vec<ProtocolScore>,
+    pub substrates: Vec<SubstrateData>,
+}
+
+/// A protocol's score of the whole store.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProtocolScore {
+    pub name: String,
+    pub title: String,
+    pub tolerance: f64,
+    #[serde(skip)]
+    pub protocol: Protocol,
+    pub score: Score,
+}
+
+/// One substrate: its kernels, its input columns and every current mutant.
+#[derive(Debug, Clone, Serialize)]
+pub struct SubstrateData {
+    pub name: String,
+    pub level: u8,
+    pub path: String,
+    pub cuda: String,
+    /// The compile target its classes are of; `None` when it was never compiled.
+    pub target: Option<String>,
+    pub kernels: Vec<KernelData>,
+    /// The input columns the backend's baselines were measured on (the original's runs).
+    pub columns: Vec<ColumnData>,
+    pub mutants: Vec<MutantData>,
+    /// Stored cells of earlier images (or of stale mutants): not shown, not scored.
+    pub stale_cells: usize,
+    /// The whole description (launch steps, `K.cdiv` calls, suites).
+    #[serde(skip)]
+    pub desc: SubstrateDescription,
+}
+
+/// One kernel of a substrate, in pipeline order, with its launch on the small suite.
+#[derive(Debug, Clone, Serialize)]
+pub struct KernelData {
+    pub layer: usize,
+    pub name: String,
+    /// `grid (x, y, z), block (x, y, z)` of each step launching it.
+    pub launches: Vec<String>,
+    pub mutants: usize,
+}
+
+/// One input column of a substrate and what its baseline says of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ColumnData {
+    pub suite: String,
+    pub seed: u64,
+    /// A witness search's generated column (`W:<generator>:<scale>:<sizes>`, replayable from the name).
+    pub generated: bool,
+    pub sizes: String,
+    /// The original's tau\* on it.
+    pub tau: Option<f64>,
+    /// The witness search's validity gate: `None` where not checked (a substrate's own suite).
+    pub valid: Option<bool>,
+    pub tau64_ref: Option<f64>,
+    pub tau64_orig: Option<f64>,
+    /// Whether the baseline is of the current original (else no mutant's cell there counts).
+    pub current: bool,
+}
+
+/// One current mutant with its class, its verdict under each protocol and its current cells.
+#[derive(Debug, Clone, Serialize)]
+pub struct MutantData {
+    pub mutant: Mutant,
+    /// `None`: no compile record for the substrate's target.
+    pub class: Option<Class>,
+    pub duplicate_of: Option<String>,
+    /// One per protocol, in the report's order; `None` for a mutant that is not live.
+    pub verdicts: Vec<Option<MutantVerdict>>,
+    /// CPU backend: how its CPU verdict relates to a GPU's.
+    pub fidelity: CpuFidelity,
+    /// Its cells of its current image, in column order.
+    #[serde(skip)]
+    pub cells: Vec<Evaluation>,
+}
+
+/// A live mutant's verdict under one protocol, as words and as the score counted it.
+#[derive(Debug, Clone, Serialize)]
+pub struct MutantVerdict {
+    pub verdict: Verdict,
+    /// One word: `killed`, `crashed`, `survived`, `timeout`, `undecided`, `not-run`,
+    /// `possibly-equivalent` (what the filters and the tables use).
+    pub word: &'static str,
+    /// The input that witnessed a miss (witnessed denominator).
+    pub witness: Option<Column>,
+    pub out_of_bounds: bool,
+}
+
+impl MutantVerdict {
+    fn of(v: &kmut_score::MutantVerdict) -> MutantVerdict {
+        MutantVerdict { word: verdict_word(&v.verdict), verdict: v.verdict.clone(), witness: v.witness.clone(), out_of_bounds: v.out_of_bounds }
+    }
+}
+
+/// The one-word name of a verdict.
+pub fn verdict_word(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Killed(Kill::Crash(_)) => "crashed",
+        Verdict::Killed(Kill::Timeout) | Verdict::TimedOut => "timeout",
+        Verdict::Killed(Kill::Value) => "killed",
+        Verdict::Survived => "survived",
+        Verdict::Undecided => "undecided",
+        Verdict::NotRun => "not-run",
+        Verdict::PossiblyEquivalent => "possibly-equivalent",
+    }
+}
+
+/// Every verdict word, in the order the filters list them.
+pub const VERDICT_WORDS: [&str; 7] = ["killed", "crashed", "survived", "timeout", "undecided", "not-run", "possibly-equivalent"];
+
+/// Read the store and score it under every protocol of `options`.
+pub fn collect(store: &Store, options: &ReportOptions) -> Result<ReportData, ReportError> {
+    if options.protocols.is_empty() {
+        return Err(ReportError::NoProtocol);
+    }
+    let mut scores = Vec::new();
+    for p in &options.protocols {
+        let of_p = kmut_score::score(store, &[], &ScoreOptions::of(p, options.backend))?;
+        scores.push(ProtocolScore { name: p.name.clone(), title: p.title.clone(), tolerance: of_p.tolerance, protocol: p.clone(), score: of_p });
+    }
+    // (substrate, mutant) -> verdict, per protocol.
+    let by_mutant: Vec<HashMap<(&str, &str), &kmut_score::MutantVerdict>> =
+        scores.iter().map(|s| s.score.verdicts.iter().map(|v| ((v.substrate.as_str(), v.mutant.as_str()), v)).collect()).collect();
+    let mut substrates = Vec::new();
+    for desc in store.substrates()? {
+        substrates.push(substrate(store, &desc, options.backend, &by_mutant)?);
+    }
+    Ok(ReportData {
+        kmut_version: env!("CARGO_PKG_VERSION").to_owned(),
+        store: store.path().display().to_string(),
+        backend: options.backend,
+        scores,
+        substrates,
+    })
+}
+
+fn substrate(
+    store: &Store,
+    desc: &SubstrateDescription,
+    backend: Backend,
+    verdicts: &[HashMap<(&str, &str), &kmut_score::MutantVerdict>],
+) -> Result<SubstrateData, ReportError> {
+    let target = store.targets(&desc.name)?.into_iter().next();
+    let mutants = store.mutants(&desc.name)?;
+    let (classes, cells, baselines, current) = match &target {
+        Some(t) => {
+            let on = backend.evaluation_target(t);
+            (store.classes(&desc.name, t)?, store.evaluations(&desc.name, &on)?, store.baselines(&desc.name, &on)?, store.current_images(desc, t, backend)?)
+        }
+        None => Default::default(),
+    };
+    let mut stale_cells = 0;
+    let mut cells_of: HashMap<String, Vec<Evaluation>> = HashMap::new();
+    for e in cells {
+        if current.mutants.get(&e.mutant) == Some(&e.image) {
+            cells_of.entry(e.mutant.clone()).or_default().push(e);
+        } else {
+            stale_cells += 1;
+        }
+    }
+    let order = column_order(desc, &baselines);
+    let rows: Vec<MutantData> = mutants
+        .into_iter()
+        .map(|m| {
+            let class = classes.get(&m.id);
+            let mut cells = cells_of.remove(&m.id).unwrap_or_default();
+            cells.sort_by_key(|e| order.get(&(e.suite.clone(), e.seed)).copied().unwrap_or(usize::MAX));
+            let verdicts: Vec<Option<MutantVerdict>> =
+                verdicts.iter().map(|p| p.get(&(desc.name.as_str(), m.id.as_str())).map(|v| MutantVerdict::of(v))).collect();
+            let fidelity = match backend {
+                Backend::Cpu => kmut_model::cpu_fidelity(m.family, &m.rule),
+                Backend::Gpu => CpuFidelity::Comparable,
+            };
+            MutantData { class: class.map(|c| c.class), duplicate_of: class.and_then(|c| c.duplicate_of.clone()), verdicts, fidelity, cells, mutant: m }
+        })
+        .collect();
+    let mut columns: Vec<ColumnData> = baselines.iter().map(|b| column(b, current.original.as_deref())).collect();
+    columns.sort_by_key(|c| order.get(&(c.suite.clone(), c.seed)).copied().unwrap_or(usize::MAX));
+    let kernels = desc
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(layer, name)| KernelData {
+            layer,
+            name: name.clone(),
+            launches: desc.steps.iter().filter(|s| &s.kernel == name).map(|s| format!("grid {:?}, block {:?}", s.grid, s.block)).collect(),
+            mutants: rows.iter().filter(|m| m.mutant.layer == Some(layer)).count(),
+        })
+        .collect();
+    Ok(SubstrateData {
+        name: desc.name.clone(),
+        level: desc.level,
+        path: desc.path.clone(),
+        cuda: desc.cuda.clone(),
+        target,
+        kernels,
+        columns,
+        mutants: rows,
+        stale_cells,
+        desc: desc.clone(),
+    })
+}
+
+/// Columns in the order a witness search tries them: the substrate's suites as it lists them,
+/// then its generated columns, then anything else by name.
+fn column_order(desc: &SubstrateDescription, baselines: &[Baseline]) -> HashMap<(String, u64), usize> {
+    let mut order = HashMap::new();
+    let mut next = 0;
+    let mut put = |suite: &str, seed: u64| {
+        order.entry((suite.to_owned(), seed)).or_insert_with(|| {
+            next += 1;
+            next
+        });
+    };
+    for s in &desc.suites {
+        s.seeds.iter().for_each(|&seed| put(&s.name, seed));
+    }
+    for g in &desc.generated {
+        for seed in kmut_model::GENERATED_SEEDS {
+            put(g, seed);
+        }
+    }
+    for b in baselines {
+        put(&b.suite, b.seed);
+    }
+    order
+}
+
+fn column(b: &Baseline, original: Option<&str>) -> ColumnData {
+    ColumnData {
+        suite: b.suite.clone(),
+        seed: b.seed,
+        generated: b.suite.starts_with("W:"),
+        sizes: b.sizes.clone(),
+        tau: b.tau,
+        valid: b.valid,
+        tau64_ref: b.tau64_ref,
+        tau64_orig: b.tau64_orig,
+        current: b.image.is_some() && b.image.as_deref() == original,
+    }
+}
+
+impl SubstrateData {
+    /// The input columns `score` checks for this substrate (the protocol's, on the score's inputs).
+    pub fn checked_columns(&self, score: &ProtocolScore) -> Vec<Column> {
+        score.protocol.columns_for(&self.desc, score.score.inputs)
+    }
+
+    /// Mutants by class name (`stillborn`, ..., `uncompiled` for those without a record).
+    pub fn class_counts(&self) -> Vec<(&'static str, usize)> {
+        let names = ["live", "stillborn", "equivalent", "duplicate"];
+        let mut out: Vec<(&'static str, usize)> =
+            names.iter().map(|&n| (n, self.mutants.iter().filter(|m| m.class.map(Class::name) == Some(n)).count())).collect();
+        out.push(("uncompiled", self.mutants.iter().filter(|m| m.class.is_none()).count()));
+        out
+    }
+}

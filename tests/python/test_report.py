@@ -1,0 +1,354 @@
+"""`kmut report` end to end on a real CPU-backend store (the witness demo: compiled with every
+rule, a witness search over three rules, the rest of the live mutants left not run): the HTML
+folder in headless Chromium (no console message, no network request, the filters work), the JSON
+against the vendored Stryker schema, and the tables read back by pandas and DuckDB."""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import html.parser
+import json
+import os
+import select
+import shutil
+import sqlite3
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPORTS, ROOT, kmut_command
+
+DEMO = ROOT / "tests" / "fixtures" / "L1p19_witness_demo.py"
+SCHEMA = ROOT / "crates" / "kmut-report" / "schema" / "mutation-testing-report-schema.json"
+ARTIFACTS = ROOT / "target" / "test-artifacts" / "report"
+RULES = ["--rules", "arith-*", "--rules", "launch-cdiv-floor", "--rules", "semantic-float-gt-to-ge"]
+
+
+def kmut(*args, timeout=900):
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    out = subprocess.run([*kmut_command(), *args], capture_output=True, text=True, timeout=timeout, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("report")
+    store, cache = str(tmp / "s.sqlite"), str(tmp / "cache")
+    kmut("compile", str(DEMO), "--store", store, "--cache", cache)
+    kmut("witness", str(DEMO), "--backend", "cpu", "--store", store, "--cache", cache, "--cpu-workers", "2", *RULES)
+    out = kmut("report", "--store", store, "--out", str(tmp / "rep"), "--open", timeout=300)
+    return tmp / "s.sqlite", tmp / "rep", out
+
+
+def rows(store, sql, *args):
+    with sqlite3.connect(store) as db:
+        return db.execute(sql, args).fetchall()
+
+
+def score(store, protocol):
+    out = kmut("score", "--store", str(store), "--json", "--backend", "cpu", "--protocol", protocol, timeout=120)
+    return json.loads(out.stdout)
+
+
+def test_the_folder_holds_every_page_report_and_table_and_the_summary_says_so(report):
+    store, rep, out = report
+    assert (rep / ".kmut-report").is_file()
+    for p in ["index.html", "substrates/L1p19_witness_demo.html", "json/mutation-testing-report.official.json", "json/mutation-testing-report.head.json"]:
+        assert (rep / p).is_file(), p
+    for t in ["mutants", "kill_matrix", "columns"]:
+        assert (rep / "tables" / f"{t}.csv").is_file() and (rep / "tables" / f"{t}.parquet").is_file(), t
+    line = out.stdout.splitlines()[0]
+    assert line.startswith("report: 1 substrates, 32 mutants; official miss rate "), line
+    assert "2 pages, 2 JSON reports, 6 tables" in line and "not measured yet: Protocol audit, Suite synthesis, Depth and propagation" in line
+    assert out.stdout.splitlines()[1] == f"open file://{(rep / 'index.html').resolve()}"
+    index = (rep / "index.html").read_text()
+    assert index.count('class="not-measured"') == 3, "the audit, synthesis and depth sections say they are not measured"
+
+
+def test_a_folder_that_is_not_a_report_is_never_overwritten(report, tmp_path):
+    store, _, _ = report
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    out = subprocess.run([*kmut_command(), "report", "--store", str(store), "--out", str(mine)], capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 2 and "is not a kmut report" in out.stderr, out.stderr
+    assert (mine / "notes.txt").read_text() == "keep me" and sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+
+
+class Mutants(html.parser.HTMLParser):
+    """The mutant groups of a substrate page: id -> data-* attributes."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: dict[str, dict[str, str]] = {}
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "tbody" and a.get("class") == "mutant":
+            self.found[a["id"].removeprefix("m-")] = a
+
+
+def page_mutants(rep):
+    p = Mutants()
+    p.feed((rep / "substrates" / "L1p19_witness_demo.html").read_text())
+    return p.found
+
+
+def test_the_substrate_page_lists_every_mutant_with_the_verdicts_of_the_score(report):
+    store, rep, _ = report
+    found = page_mutants(rep)
+    ids = {i for (i,) in rows(store, "SELECT id FROM mutants WHERE stale = 0")}
+    assert set(found) == ids and len(ids) == 32
+    for k, protocol in enumerate(["official", "head"]):
+        o = score(store, protocol)["overall"]
+        words = Counter(a[f"data-v{k}"] for a in found.values())
+        assert words["survived"] == o["survived"] and words["killed"] + words["crashed"] == o["killed"], (protocol, words, o)
+        assert (words["not-run"], words["possibly-equivalent"], words["undecided"]) == (o["not_run"], o["possibly_equivalent"], o["undecided"])
+        assert words["duplicate"] == score(store, protocol)["classes"]["duplicate"]
+    assert {a["data-family"] for a in found.values()} == {f for (f,) in rows(store, "SELECT DISTINCT family FROM mutants")}
+
+
+def test_the_json_is_valid_against_the_vendored_schema_and_maps_every_verdict(report):
+    import jsonschema
+
+    store, rep, _ = report
+    schema = json.loads(SCHEMA.read_text())
+    validator = jsonschema.Draft7Validator(schema)
+    for protocol in ["official", "head"]:
+        r = json.loads((rep / "json" / f"mutation-testing-report.{protocol}.json").read_text())
+        validator.validate(r)
+        mutants = [m for f in r["files"].values() for m in f["mutants"]]
+        assert len(mutants) == 32 and set(r["files"]) == {"L1p19_witness_demo.cu", "L1p19_witness_demo.launch"}
+        s = score(store, protocol)
+        o = s["overall"]
+        status = Counter(m["status"] for m in mutants)
+        assert status["Survived"] == o["survived"] and status["Killed"] + status["RuntimeError"] + status["Timeout"] == o["killed"]
+        assert status["NoCoverage"] == o["not_run"] and status["Pending"] == o["undecided"]
+        assert status["Ignored"] == o["possibly_equivalent"] + s["classes"]["duplicate"] + s["classes"]["equivalent"]
+        assert r["config"]["kmut"]["score"]["overall"]["miss"] == o["miss"]
+        # The survivor the protocol misses is witnessed by a boundary size, said in both places.
+        floor = next(m for m in mutants if m["mutatorName"] == "launch-cdiv-floor")
+        assert floor["status"] == "Survived" and floor["kmut"]["witness"]["suite"].startswith("W:boundary:"), floor["kmut"]["witness"]
+        assert "W:boundary:" in floor["statusReason"] and floor["killedBy"] == [], "the protocol's own inputs do not kill it"
+        # Source mutants point at exactly the text they replace in the CUDA source.
+        cuda = r["files"]["L1p19_witness_demo.cu"]
+        lines = cuda["source"].split("\n")
+
+        def offset(p):
+            return sum(len(line) + 1 for line in lines[:p["line"] - 1]) + p["column"] - 1
+
+        for m in cuda["mutants"]:
+            start, end = offset(m["location"]["start"]), offset(m["location"]["end"])
+            assert cuda["source"][start:end] == m["kmut"]["original"], m["id"]
+    # The validator rejects what the schema does not admit (so a pass above means something).
+    r["files"]["L1p19_witness_demo.cu"]["mutants"][0]["status"] = "Exploded"
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(r)
+
+
+def test_the_tables_read_back_in_pandas_and_duckdb_with_the_stores_cells(report):
+    import duckdb
+    import pandas as pd
+
+    store, rep, _ = report
+    t = rep / "tables"
+    # Nullable dtypes, so a null reads the same from both files (no NaN-for-None in bool columns).
+    csv = pd.read_csv(t / "kill_matrix.csv", dtype_backend="numpy_nullable")
+    pq = pd.read_parquet(t / "kill_matrix.parquet", dtype_backend="numpy_nullable")
+    assert len(csv) == len(pq) == rows(store, "SELECT count(*) FROM evaluations")[0][0] > 50
+    assert list(csv.columns) == list(pq.columns)
+    pd.testing.assert_frame_equal(csv.sort_values(["mutant", "suite", "seed"]).reset_index(drop=True),
+                                  pq.sort_values(["mutant", "suite", "seed"]).reset_index(drop=True), check_dtype=False)
+    assert (str(pq["tau"].dtype), str(pq["seed"].dtype), str(pq["fails_official"].dtype), str(pq["valid"].dtype)) == ("Float64", "Int64", "boolean", "boolean")
+    kills = rows(store, "SELECT count(*) FROM evaluations WHERE outcome != 'completed' OR shape_ok = 0 OR tau IS NULL OR tau > 1e-2")[0][0]
+    con = duckdb.connect()
+    assert con.execute(f"SELECT count(*) FROM '{t / 'kill_matrix.parquet'}' WHERE fails_official").fetchone()[0] == kills
+    assert con.execute(f"SELECT count(*) FROM read_csv_auto('{t / 'kill_matrix.csv'}') WHERE fails_official").fetchone()[0] == kills
+    m = pd.read_parquet(t / "mutants.parquet")
+    assert len(m) == 32 and m["mutant"].is_unique
+    o = score(store, "official")["overall"]
+    assert (m["verdict_official"] == "survived").sum() == o["survived"] and (m["verdict_official"] == "not-run").sum() == o["not_run"]
+    assert m["verdict_official"].isna().sum() == 32 - o["live"], "mutants that are not live have no verdict"
+    floor = m[m["rule"] == "launch-cdiv-floor"].iloc[0]
+    assert floor["witness_suite_official"].startswith("W:boundary:") and floor["witness_seed_official"] in (1, 2)
+    cols = pd.read_parquet(t / "columns.parquet")
+    assert len(cols) == rows(store, "SELECT count(*) FROM baselines")[0][0]
+    assert cols[cols["generated"]]["valid"].notna().all() and cols[~cols["generated"]]["valid"].isna().all()
+
+
+def test_docs_store_md_documents_every_column_of_every_table(report):
+    _, rep, _ = report
+    doc = (ROOT / "docs" / "store.md").read_text()
+    for t in ["mutants", "kill_matrix", "columns"]:
+        header = (rep / "tables" / f"{t}.csv").read_text().splitlines()[0].split(",")
+        for col in header:
+            generic = col.replace("_official", "_<protocol>").replace("_head", "_<protocol>")
+            assert f"`{generic}`" in doc, f"docs/store.md does not document `{generic}` of the {t} table"
+
+
+# --- headless Chromium, through the DevTools protocol on a pipe --------------------------------
+
+
+def chromium() -> str | None:
+    for name in [os.environ.get("KMUT_CHROMIUM", ""), "chromium", "chromium-browser", "google-chrome"]:
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+class Browser:
+    """Headless Chromium driven over `--remote-debugging-pipe` (NUL-separated JSON on fds 3/4)."""
+
+    def __init__(self, exe: str, profile: Path):
+        to_child, self._out = os.pipe()
+        self._in, from_child = os.pipe()
+
+        def fds():
+            # Out of the way first, so neither lands on the other's target number.
+            a, b = fcntl.fcntl(to_child, fcntl.F_DUPFD, 10), fcntl.fcntl(from_child, fcntl.F_DUPFD, 10)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        # close_fds=False: the descriptors dup2 made must survive into Chromium (the pipes' own
+        # descriptors are not inheritable and close on exec).
+        self.proc = subprocess.Popen(
+            [exe, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe", f"--user-data-dir={profile}", "--no-first-run",
+             "--disable-extensions", "--window-size=1280,2000", "about:blank"],
+            preexec_fn=fds, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_child)
+        os.close(from_child)
+        self._buf = b""
+        self._id = 0
+        self.events: list[dict] = []
+
+    def _read(self, deadline: float) -> dict:
+        while b"\0" not in self._buf:
+            left = deadline - time.monotonic()
+            assert left > 0, "Chromium did not answer in time"
+            ready, _, _ = select.select([self._in], [], [], left)
+            if ready:
+                chunk = os.read(self._in, 1 << 20)
+                assert chunk, "Chromium closed its pipe"
+                self._buf += chunk
+        msg, self._buf = self._buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def call(self, method: str, session: str | None = None, timeout: float = 60, **params) -> dict:
+        self._id += 1
+        msg = {"id": self._id, "method": method, "params": params}
+        if session:
+            msg["sessionId"] = session
+        os.write(self._out, json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            m = self._read(deadline)
+            if m.get("id") == self._id:
+                assert "error" not in m, m
+                return m.get("result", {})
+            self.events.append(m)
+
+    def wait_for(self, method: str, timeout: float = 60) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, e in enumerate(self.events):
+                if e.get("method") == method:
+                    return self.events.pop(i)
+            self.events.append(self._read(deadline))
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=10)
+        except AssertionError:
+            pass
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def open_page(b: Browser, url: str) -> tuple[str, list[dict]]:
+    """Load `url` in a fresh tab; returns its session and every network request, console
+    message, exception and log entry the page produced."""
+    target = b.call("Target.createTarget", url="about:blank")["targetId"]
+    session = b.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+    for domain in ["Network", "Runtime", "Log", "Page"]:
+        b.call(f"{domain}.enable", session)
+    b.events.clear()
+    b.call("Page.navigate", session, url=url)
+    b.wait_for("Page.loadEventFired")
+    b.call("Runtime.evaluate", session, expression="1")  # let queued events arrive
+    return session, list(b.events)
+
+
+def complaints(root: str, events: list[dict]) -> list[str]:
+    """Requests for anything but the page's own files, console messages, exceptions, log errors."""
+    out = []
+    for e in events:
+        m, p = e.get("method"), e.get("params", {})
+        if m == "Network.requestWillBeSent" and not p["request"]["url"].startswith("file://"):
+            out.append(f"network request {p['request']['url']}")
+        elif m == "Network.requestWillBeSent" and not p["request"]["url"].startswith(root + "/"):
+            out.append(f"a file outside the report: {p['request']['url']}")
+        elif m == "Runtime.consoleAPICalled":
+            out.append(f"console.{p['type']}: {p['args']}")
+        elif m == "Runtime.exceptionThrown":
+            out.append(f"exception: {p['exceptionDetails']}")
+        elif m == "Log.entryAdded" and p["entry"]["level"] in ("error", "warning"):
+            out.append(f"log {p['entry']['level']}: {p['entry']['text']}")
+        elif m == "Network.loadingFailed":
+            out.append(f"failed to load: {p.get('errorText')}")
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    exe = chromium()
+    if exe is None:
+        pytest.skip("headless Chromium is not installed (scripts/test installs Debian's `chromium` where apt-get can); "
+                    "the HTML report was not rendered in a browser")
+    b = Browser(exe, tmp_path_factory.mktemp("chromium-profile"))
+    yield b
+    b.close()
+
+
+def test_every_page_renders_in_headless_chromium_with_no_console_message_and_no_network(report, browser):
+    _, rep, _ = report
+    pages = [rep / "index.html", *sorted((rep / "substrates").glob("*.html"))]
+    for page in pages:
+        url = page.resolve().as_uri()
+        session, events = open_page(browser, url)
+        assert complaints(rep.resolve().as_uri(), events) == [], page
+        if page.name == "index.html":
+            svgs = browser.call("Runtime.evaluate", session, expression="document.querySelectorAll('figure.chart svg').length")["result"]["value"]
+            assert svgs == 2, "the level and family charts are drawn"
+            shot = browser.call("Page.captureScreenshot", session, format="png", captureBeyondViewport=True)["data"]
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            (ARTIFACTS / "overview.png").write_bytes(base64.b64decode(shot))
+            REPORTS.append(f"screenshot of the report's overview: {ARTIFACTS / 'overview.png'}")
+
+
+def test_the_filters_show_exactly_the_mutants_of_a_family_and_verdict(report, browser):
+    _, rep, _ = report
+    found = page_mutants(rep)
+    session, _ = open_page(browser, (rep / "substrates" / "L1p19_witness_demo.html").resolve().as_uri())
+
+    def shown(protocol: int, verdict: str, family: str) -> tuple[str, list[str]]:
+        js = f"""(function () {{
+            var set = function (id, v) {{ var s = document.getElementById(id); s.value = v; s.dispatchEvent(new Event('change')); }};
+            set('f-protocol', '{protocol}'); set('f-verdict', '{verdict}'); set('f-family', '{family}');
+            var ids = Array.prototype.filter.call(document.querySelectorAll('tbody.mutant'), function (g) {{ return !g.hidden; }})
+                .map(function (g) {{ return g.id.slice(2); }});
+            return JSON.stringify([document.getElementById('shown').textContent, ids]);
+        }})()"""
+        return tuple(json.loads(browser.call("Runtime.evaluate", session, expression=js)["result"]["value"]))
+
+    for protocol, verdict, family in [(0, "survived", ""), (0, "", "arithmetic"), (1, "killed", "arithmetic"), (0, "not-run", "indexing"), (0, "", "")]:
+        text, ids = shown(protocol, verdict, family)
+        want = {i for i, a in found.items() if (not verdict or a[f"data-v{protocol}"] == verdict) and (not family or a["data-family"] == family)}
+        assert set(ids) == want and text == f"{len(want)} of 32 mutants shown", (protocol, verdict, family, text)
