@@ -185,12 +185,18 @@ import sqlite3, sys
 src, dst = sys.argv[1], sys.argv[2]
 db = sqlite3.connect(src)
 db.execute("ATTACH ? AS out", (dst,))
-for table in ("runs", "evaluations", "baselines", "ceiling_points", "ceilings"):
+for table in ("substrates", "runs", "evaluations", "baselines", "ceiling_points", "ceilings", "compilations", "classes"):
     db.execute(f"CREATE TABLE out.{table} AS SELECT * FROM main.{table}")
+# Only the mutants compiled (the carried store has the rest); merge-device-results.py adds them.
+db.execute("CREATE TABLE out.mutants AS SELECT * FROM main.mutants WHERE id IN (SELECT mutant FROM main.classes)")
 db.commit()
 print({t: db.execute(f"SELECT count(*) FROM out.{t}").fetchone()[0] for t in ("evaluations", "baselines", "ceiling_points", "ceilings")})
 PY
   gzip -f "$OUT/results.sqlite"; ls -la "$OUT/results.sqlite.gz"
+fi
+# PACK=1: every file under $OUT in one logs.tgz (a device call returns at most eight files).
+if [ "${PACK:-0}" = 1 ]; then
+  tar czf /tmp/logs.tgz -C "$OUT" . && rm -rf "${OUT:?}"/* && mv /tmp/logs.tgz "$OUT/"
 fi
 [ "${SKIP_GATE:-0}" = 1 ] && exit 0
 # With paths: gate them with --accept. Without: re-gate everything accepted.
