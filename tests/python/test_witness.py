@@ -188,5 +188,5 @@ def test_a_mutant_without_a_witness_is_refused_with_the_reason(searched, kmut_cm
 def test_the_rust_side_knows_every_scaled_generator():
     text = (ROOT / "crates" / "kmut-witness" / "src" / "ceiling.rs").read_text()
     line = next(l for l in text.splitlines() if l.startswith("pub const SCALED_GENERATORS"))
-    rust = [g.strip(' "') for g in line.split("[", 1)[1].split("]", 1)[0].split(",")]
+    rust = [g.strip(' "') for g in line.split("= &[", 1)[1].split("]", 1)[0].split(",")]
     assert rust == [g for g, scaled in generators.GENERATORS.items() if scaled]
