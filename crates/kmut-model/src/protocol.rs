@@ -60,7 +60,7 @@ pub struct Protocol {
 #[serde(deny_unknown_fields)]
 pub struct ProtocolInputs {
     /// Substrate suites whose every seed is a trial input (`T0_original`: the official
-    /// `get_inputs()` under KernelBench's trial seeds). On the CPU backend: the small suites.
+    /// `get_inputs()` under `KernelBench`'s trial seeds). On the CPU backend: the small suites.
     pub suites: Vec<String>,
     /// Columns drawn by a generator of `python/kmut/generators.py`.
     #[serde(default)]
@@ -72,7 +72,7 @@ pub struct ProtocolInputs {
     pub reseed: bool,
     /// Which inputs the protocol casts to the precision dtype before the run.
     pub cast: Cast,
-    /// Whether the model's weights are built once (KernelBench) or resampled per trial.
+    /// Whether the model's weights are built once (`KernelBench`) or resampled per trial.
     pub weights: Weights,
 }
 
@@ -143,7 +143,7 @@ pub enum Cast {
     None,
     /// Floating-point inputs are cast to the precision dtype (a no-op at fp32).
     Floats,
-    /// Every tensor, integer labels and boolean masks included (KernelBench HEAD, KBV).
+    /// Every tensor, integer labels and boolean masks included (`KernelBench` HEAD, KBV).
     All,
 }
 
@@ -274,7 +274,9 @@ impl Protocol {
     pub fn named(name: &str) -> Result<Protocol, String> {
         let p = Protocol::builtin(name)?;
         if p.uniform_tau().is_none() {
-            return Err(format!("protocol `{name}` compares with per-problem or absolute-only tolerances, which `kmut score` cannot apply; score it with `kmut audit {name}`"));
+            return Err(format!(
+                "protocol `{name}` compares with per-problem or absolute-only tolerances, which `kmut score` cannot apply; score it with `kmut audit {name}`"
+            ));
         }
         Ok(p)
     }
@@ -289,7 +291,7 @@ impl Protocol {
     /// A shipped protocol by name, or a protocol file (a path to a `.json` file).
     pub fn load(name_or_path: &str) -> Result<Protocol, String> {
         let path = Path::new(name_or_path);
-        if name_or_path.ends_with(".json") || path.is_file() {
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) || path.is_file() {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{name_or_path}: cannot read the protocol file: {e}"))?;
             return Protocol::parse(&text, name_or_path);
         }
@@ -382,6 +384,7 @@ impl Protocol {
     }
 
     /// The one `tau*` tolerance when the protocol judges every problem by `atol = rtol`.
+    #[allow(clippy::float_cmp)] // files write the same literal twice; equal means equal
     pub fn uniform_tau(&self) -> Option<f64> {
         let b = self.tolerance.fp32;
         (self.tolerance.per_problem.is_empty() && b.atol == b.rtol).then_some(b.atol)
@@ -470,6 +473,7 @@ impl Protocol {
     }
 }
 
+#[allow(clippy::float_cmp)] // files write the same literal twice; equal means equal
 fn check_bound(field: &str, b: Bound) -> Result<(), (String, String)> {
     for (name, v) in [("atol", b.atol), ("rtol", b.rtol)] {
         if !(v.is_finite() && v >= 0.0) {
@@ -691,17 +695,43 @@ mod tests {
         // The witness search: every suite, then the generated columns (at small sizes only on the CPU).
         d.generated = vec!["W:scaled:10:small".into(), "W:scaled:10:official".into()];
         let w = names(&p.columns_for(&d, Inputs::Witness));
-        assert_eq!(w, ["T0_original:1", "T0_original:2", "T1_small:7", "T2_big:3", "W:scaled:10:small:1", "W:scaled:10:small:2", "W:scaled:10:official:1", "W:scaled:10:official:2"]);
+        assert_eq!(
+            w,
+            [
+                "T0_original:1",
+                "T0_original:2",
+                "T1_small:7",
+                "T2_big:3",
+                "W:scaled:10:small:1",
+                "W:scaled:10:small:2",
+                "W:scaled:10:official:1",
+                "W:scaled:10:official:2"
+            ]
+        );
         let cpu = names(&p.columns_for(&d, Inputs::Witness.on(Backend::Cpu)));
         assert_eq!(cpu, ["T1_small:7", "W:scaled:10:small:1", "W:scaled:10:small:2"]);
     }
 
     #[test]
     fn kbv_adds_four_fresh_draws_after_the_last_trial_and_illusion_its_boundary_sizes() {
-        let d = desc(vec![suite("T0_original", &[11, 12, 13], false), suite("T1_small", &[5, 6], true)], &["W:boundary:1:n=255", "W:boundary:1:n=257", "W:scaled:3:small"]);
+        let d = desc(
+            vec![suite("T0_original", &[11, 12, 13], false), suite("T1_small", &[5, 6], true)],
+            &["W:boundary:1:n=255", "W:boundary:1:n=257", "W:scaled:3:small"],
+        );
         let kbv = Protocol::builtin("kbv-full").unwrap();
         let gpu = names(&kbv.own_columns(&d, Backend::Gpu));
-        assert_eq!(gpu, ["T0_original:11", "T0_original:12", "T0_original:13", "W:fresh1:1:official:13", "W:fresh2:3:official:13", "W:fresh3:0.01:official:13", "W:fresh4:-1:official:13"]);
+        assert_eq!(
+            gpu,
+            [
+                "T0_original:11",
+                "T0_original:12",
+                "T0_original:13",
+                "W:fresh1:1:official:13",
+                "W:fresh2:3:official:13",
+                "W:fresh3:0.01:official:13",
+                "W:fresh4:-1:official:13"
+            ]
+        );
         assert_eq!(names(&kbv.columns_for(&d, Inputs::Protocol)), gpu, "kmut run --protocol kbv-full plans the same columns");
         let cpu = names(&kbv.own_columns(&d, Backend::Cpu));
         assert_eq!(cpu, ["T1_small:5", "T1_small:6", "W:fresh1:1:small:6", "W:fresh2:3:small:6", "W:fresh3:0.01:small:6", "W:fresh4:-1:small:6"]);
