@@ -17,7 +17,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::{Backend, SubstrateDescription, GENERATED_SEEDS};
 
 /// The protocols shipped with kmut, one file each, in the order `Protocol::all` lists them.
-const BUILTIN: [(&str, &str); 9] = [
+const BUILTIN: [(&str, &str); 10] = [
     ("protocols/official.json", include_str!("../../../protocols/official.json")),
     ("protocols/head.json", include_str!("../../../protocols/head.json")),
     ("protocols/kbv-inputs.json", include_str!("../../../protocols/kbv-inputs.json")),
@@ -27,12 +27,16 @@ const BUILTIN: [(&str, &str); 9] = [
     ("protocols/robust-kbench.json", include_str!("../../../protocols/robust-kbench.json")),
     ("protocols/robust-kbench-cli.json", include_str!("../../../protocols/robust-kbench-cli.json")),
     ("protocols/backendbench.json", include_str!("../../../protocols/backendbench.json")),
+    ("protocols/kmut-suites.json", include_str!("../../../protocols/kmut-suites.json")),
 ];
 
 /// Generators a protocol's generated columns may name (`python/kmut/generators.py`: the witness
 /// search's, then those added for protocols); `fresh<k>` is checked apart.
 pub const GENERATORS: [&str; 14] =
     ["dense", "scaled", "shifted", "signed", "negative", "sparse", "spiky", "constant", "ramp", "ties", "boundary", "uniform", "normal", "logscale"];
+
+/// In `inputs.suites`: every suite of the substrate (its official and targeted suites).
+pub const EVERY_SUITE: &str = "*";
 
 /// One checking protocol (`docs/protocols.md` documents every field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -407,7 +411,8 @@ impl Protocol {
     pub fn columns(&self, desc: &SubstrateDescription, all_suites: bool) -> Vec<Column> {
         let mut out = self.own_columns(desc, Backend::Gpu);
         if all_suites {
-            for s in desc.suites.iter().filter(|s| !self.inputs.suites.contains(&s.name)) {
+            let own: Vec<String> = out.iter().map(|c| c.suite.clone()).collect();
+            for s in desc.suites.iter().filter(|s| !own.contains(&s.name)) {
                 out.extend(s.seeds.iter().map(|&seed| Column { suite: s.name.clone(), seed }));
             }
         }
@@ -419,6 +424,13 @@ impl Protocol {
     /// the small sizes where the protocol says `official` (the CPU backend's stand-in).
     pub fn own_columns(&self, desc: &SubstrateDescription, backend: Backend) -> Vec<Column> {
         let suites: Vec<&crate::SuiteDescription> = match backend {
+            // `*`: every suite of the substrate, in its order, after those named before it.
+            Backend::Gpu if self.inputs.suites.iter().any(|n| n == EVERY_SUITE) => {
+                let named = self.inputs.suites.iter().filter(|n| *n != EVERY_SUITE).filter_map(|n| desc.suites.iter().find(|s| &s.name == n));
+                let mut out: Vec<&crate::SuiteDescription> = named.collect();
+                out.extend(desc.suites.iter().filter(|s| !self.inputs.suites.contains(&s.name)));
+                out
+            }
             Backend::Gpu => self.inputs.suites.iter().filter_map(|n| desc.suites.iter().find(|s| &s.name == n)).collect(),
             Backend::Cpu if self.inputs.suites.is_empty() => vec![],
             Backend::Cpu => desc.suites.iter().filter(|s| s.small).collect(),
@@ -607,7 +619,7 @@ mod tests {
             assert_eq!(&again, p, "{file} round-trips");
         }
         let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(names, ["official", "head", "kbv-inputs", "kbv-full", "fuzz-kbm", "illusion", "robust-kbench", "robust-kbench-cli", "backendbench"]);
+        assert_eq!(names, ["official", "head", "kbv-inputs", "kbv-full", "fuzz-kbm", "illusion", "robust-kbench", "robust-kbench-cli", "backendbench", "kmut-suites"]);
     }
 
     #[test]
@@ -738,6 +750,9 @@ mod tests {
         let illusion = Protocol::builtin("illusion").unwrap();
         let cols = names(&illusion.own_columns(&d, Backend::Cpu));
         assert!(cols.contains(&"W:uniform:10:small:1".to_owned()) && cols.contains(&"W:uniform:10:n=257:3".to_owned()), "{cols:?}");
-        assert!(!cols.iter().any(|c| c.starts_with("T")), "the Illusion protocol runs none of KernelBench's inputs");
+        assert!(!cols.iter().any(|c| c.starts_with('T')), "the Illusion protocol runs none of KernelBench's inputs");
+        let every = Protocol::builtin("kmut-suites").unwrap();
+        assert_eq!(names(&every.own_columns(&d, Backend::Gpu)), ["T0_original:11", "T0_original:12", "T0_original:13", "T1_small:5", "T1_small:6"]);
+        assert_eq!(names(&every.columns(&d, true)), names(&every.own_columns(&d, Backend::Gpu)), "no suite twice");
     }
 }
