@@ -312,27 +312,64 @@ pub fn audit(store: &Store, substrates: &[String], options: &AuditOptions) -> Re
     })
 }
 
-/// One substrate's share: its false kills and dropped columns per protocol, and each live
-/// mutant's place in (or out of) the unified denominator.
-fn audit_substrate(store: &Store, d: &kmut_model::SubstrateDescription, options: &AuditOptions, keys: &[Key], acc: &mut Acc) -> Result<(), AuditError> {
-    let (protocols, backend) = (&options.protocols, options.backend);
-    let Some(target) = store.targets(&d.name)?.into_iter().next() else { return Ok(()) };
-    acc.population.substrates += 1;
-    let on = backend.evaluation_target(&target);
-    let current = store.current_images(d, &target, backend)?;
-    let baselines = store.baselines(&d.name, &on)?;
-    let originals: Vec<_> = baselines.iter().filter(|b| b.image.is_some() && b.image == current.original).collect();
-    let search = Search::of(d, &originals, backend);
-    let judges: Vec<(Key, Judge)> = keys
-        .iter()
+/// One substrate's cells as an audit reads them: the current original's baselines, the
+/// witness search, and the current cells of each mutant.
+struct View {
+    target: String,
+    originals: Vec<kmut_store::Baseline>,
+    evals: Vec<Evaluation>,
+    current: kmut_store::CurrentImages,
+}
+
+impl View {
+    fn load(store: &Store, d: &kmut_model::SubstrateDescription, backend: Backend) -> Result<Option<View>, AuditError> {
+        let Some(target) = store.targets(&d.name)?.into_iter().next() else { return Ok(None) };
+        let on = backend.evaluation_target(&target);
+        let current = store.current_images(d, &target, backend)?;
+        let originals = store.baselines(&d.name, &on)?.into_iter().filter(|b| b.image.is_some() && b.image == current.original).collect();
+        let evals = store.evaluations(&d.name, &on)?;
+        Ok(Some(View { target, originals, evals, current }))
+    }
+
+    fn originals(&self) -> Vec<&kmut_store::Baseline> {
+        self.originals.iter().collect()
+    }
+
+    /// Each mutant's cells of its current image.
+    fn cells(&self) -> HashMap<&str, Vec<&Evaluation>> {
+        let mut cells: HashMap<&str, Vec<&Evaluation>> = HashMap::new();
+        for e in &self.evals {
+            if self.current.mutants.get(&e.mutant) == Some(&e.image) {
+                cells.entry(e.mutant.as_str()).or_default().push(e);
+            }
+        }
+        cells
+    }
+}
+
+/// The judges of an audit for one substrate: every protocol, then each intermediate.
+fn judges(options: &AuditOptions, keys: &[Key], d: &kmut_model::SubstrateDescription) -> Vec<(Key, Judge)> {
+    let protocols = &options.protocols;
+    keys.iter()
         .map(|&k| {
             let (inputs, comparison) = match k {
                 Key::Protocol(i) => (&protocols[i], &protocols[i]),
                 Key::Intermediate { from, to } => (&protocols[to], &protocols[from]),
             };
-            (k, Judge::new(inputs, comparison, d, backend))
+            (k, Judge::new(inputs, comparison, d, options.backend))
         })
-        .collect();
+        .collect()
+}
+
+/// One substrate's share: its false kills and dropped columns per protocol, and each live
+/// mutant's place in (or out of) the unified denominator.
+fn audit_substrate(store: &Store, d: &kmut_model::SubstrateDescription, options: &AuditOptions, keys: &[Key], acc: &mut Acc) -> Result<(), AuditError> {
+    let (protocols, backend) = (&options.protocols, options.backend);
+    let Some(view) = View::load(store, d, backend)? else { return Ok(()) };
+    acc.population.substrates += 1;
+    let originals = view.originals();
+    let search = Search::of(d, &originals, backend);
+    let judges = judges(options, keys, d);
     let statuses: Vec<Vec<ColumnStatus>> = judges.iter().map(|(_, j)| j.statuses(&originals)).collect();
     for (i, p) in protocols.iter().enumerate() {
         let (j, st) = (&judges[i].1, &statuses[i]);
@@ -350,14 +387,8 @@ fn audit_substrate(store: &Store, d: &kmut_model::SubstrateDescription, options:
             acc.false_kills.push(FalseKill { protocol: p.name.clone(), substrate: d.name.clone(), columns });
         }
     }
-    let classes = store.classes(&d.name, &target)?;
-    let evals = store.evaluations(&d.name, &on)?;
-    let mut cells: HashMap<&str, Vec<&Evaluation>> = HashMap::new();
-    for e in &evals {
-        if current.mutants.get(&e.mutant) == Some(&e.image) {
-            cells.entry(e.mutant.as_str()).or_default().push(e);
-        }
-    }
+    let classes = store.classes(&d.name, &view.target)?;
+    let cells = view.cells();
     for m in store.mutants(&d.name)? {
         if classes.get(&m.id).map(|c| c.class) != Some(Class::Live) {
             continue;
@@ -497,21 +528,57 @@ pub fn columns(protocols: &[Protocol], desc: &kmut_model::SubstrateDescription, 
     out
 }
 
+/// How many judges an audit has: each protocol, then each intermediate of the decomposition.
+pub fn judge_count(options: &AuditOptions) -> usize {
+    keys(options.protocols.len(), options.baseline.min(options.protocols.len().saturating_sub(1))).len()
+}
+
+/// What judge `judge` still needs of `desc`: the columns that decide under it (the original
+/// passes there, or has not run there yet) and the witnessed mutants still undecided under it.
+/// Run them with first kill at `engine_tolerance`: a kill there is a kill under the judge.
+#[derive(Debug, Clone, Default)]
+pub struct Need {
+    /// The judge, in words: a protocol's name, or `P@Q` (P's inputs at Q's tolerance).
+    pub judge: String,
+    pub columns: Vec<Column>,
+    pub mutants: std::collections::HashSet<String>,
+}
+
+pub fn needs(store: &Store, desc: &kmut_model::SubstrateDescription, options: &AuditOptions, judge: usize) -> Result<Need, AuditError> {
+    let keys = keys(options.protocols.len(), options.baseline.min(options.protocols.len().saturating_sub(1)));
+    let Some(&key) = keys.get(judge) else { return Ok(Need::default()) };
+    let label = match key {
+        Key::Protocol(i) => options.protocols[i].name.clone(),
+        Key::Intermediate { from, to } => format!("{}@{}", options.protocols[to].name, options.protocols[from].name),
+    };
+    let Some(view) = View::load(store, desc, options.backend)? else { return Ok(Need { judge: label, ..Need::default() }) };
+    let originals = view.originals();
+    let search = Search::of(desc, &originals, options.backend);
+    let (_, j) = judges(options, &[key], desc).remove(0);
+    let statuses = j.statuses(&originals);
+    let columns =
+        j.columns.iter().zip(&statuses).filter(|(_, s)| matches!(s, ColumnStatus::Decisive | ColumnStatus::Missing)).map(|(c, _)| c.clone()).collect();
+    let classes = store.classes(&desc.name, &view.target)?;
+    let cells = view.cells();
+    let mut mutants = std::collections::HashSet::new();
+    for m in store.mutants(&desc.name)? {
+        if classes.get(&m.id).map(|c| c.class) != Some(Class::Live)
+            || options.backend == Backend::Cpu && cpu_fidelity(m.family, &m.rule) != CpuFidelity::Comparable
+        {
+            continue;
+        }
+        let mine = cells.get(m.id.as_str()).map(Vec::as_slice).unwrap_or_default();
+        if matches!(search.witness(mine), Witness::By { .. }) && j.verdict(&statuses, mine) == Verdict::Undecided {
+            mutants.insert(m.id.clone());
+        }
+    }
+    Ok(Need { judge: label, columns, mutants })
+}
+
 /// The ids of `desc`'s live mutants that a valid input is known to expose: the only ones an
 /// audit runs (the others cannot enter its denominator).
 pub fn witnessed(store: &Store, desc: &kmut_model::SubstrateDescription, backend: Backend) -> Result<std::collections::HashSet<String>, AuditError> {
-    let Some(target) = store.targets(&desc.name)?.into_iter().next() else { return Ok(std::collections::HashSet::new()) };
-    let on = backend.evaluation_target(&target);
-    let current = store.current_images(desc, &target, backend)?;
-    let baselines = store.baselines(&desc.name, &on)?;
-    let originals: Vec<_> = baselines.iter().filter(|b| b.image.is_some() && b.image == current.original).collect();
-    let search = Search::of(desc, &originals, backend);
-    let evals = store.evaluations(&desc.name, &on)?;
-    let mut cells: HashMap<&str, Vec<&Evaluation>> = HashMap::new();
-    for e in &evals {
-        if current.mutants.get(&e.mutant) == Some(&e.image) {
-            cells.entry(e.mutant.as_str()).or_default().push(e);
-        }
-    }
-    Ok(cells.into_iter().filter(|(_, c)| matches!(search.witness(c), Witness::By { .. })).map(|(id, _)| id.to_owned()).collect())
+    let Some(view) = View::load(store, desc, backend)? else { return Ok(std::collections::HashSet::new()) };
+    let search = Search::of(desc, &view.originals(), backend);
+    Ok(view.cells().into_iter().filter(|(_, c)| matches!(search.witness(c), Witness::By { .. })).map(|(id, _)| id.to_owned()).collect())
 }

@@ -307,3 +307,25 @@ fn the_engine_stops_at_the_loosest_bound_and_runs_every_protocols_columns_once()
     assert_eq!(names.iter().filter(|n| n.starts_with("T0_original")).count(), 3, "shared by official and KBV, once: {names:?}");
     assert!(names.contains(&"W:uniform:10:n=257:2".to_owned()) && names.contains(&"W:normal:1:official:5".to_owned()), "{names:?}");
 }
+
+#[test]
+fn what_a_judge_still_needs_leaves_out_the_inputs_the_original_fails() {
+    // KBV full rejects the original on the x3 draw; "pending" has only the official trials and
+    // the witness: under KBV it is undecided and needs the other three draws, never the x3 one.
+    let mut f = fixture("L1p1_x", &[("pending", Family::Arithmetic), ("done", Family::Arithmetic)], &[(KBV[1], 3, 5e-3)]);
+    let mut all: Vec<Evaluation> = cells("pending", 1e-6, 1e-6, 0.5).into_iter().filter(|e| !e.suite.starts_with("W:fresh")).collect();
+    all.extend(cells("done", 1e-6, 1e-6, 0.5));
+    f.store.put_evaluations(&all, f.run).unwrap();
+    let options = AuditOptions { protocols: protocols(&["official", "kbv-full"]), backend: Backend::Gpu, baseline: 0, examples: 0 };
+    assert_eq!(kmut_audit::judge_count(&options), 3, "two protocols and one intermediate");
+    let official = kmut_audit::needs(&f.store, &desc("L1p1_x"), &options, 0).unwrap();
+    assert!(official.mutants.is_empty(), "both are decided under official");
+    let kbv = kmut_audit::needs(&f.store, &desc("L1p1_x"), &options, 1).unwrap();
+    assert_eq!(kbv.judge, "kbv-full");
+    assert_eq!(kbv.mutants.iter().collect::<Vec<_>>(), ["pending"]);
+    let suites: Vec<&str> = kbv.columns.iter().map(|c| c.suite.as_str()).collect();
+    assert!(!suites.contains(&KBV[1]) && suites.contains(&KBV[0]) && suites.contains(&"T0_original"), "{suites:?}");
+    let mid = kmut_audit::needs(&f.store, &desc("L1p1_x"), &options, 2).unwrap();
+    assert_eq!(mid.judge, "kbv-full@official");
+    assert!(mid.columns.iter().any(|c| c.suite == KBV[1]), "at official's 1e-2 the original passes the x3 draw");
+}

@@ -619,7 +619,10 @@ mod tests {
             assert_eq!(&again, p, "{file} round-trips");
         }
         let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(names, ["official", "head", "kbv-inputs", "kbv-full", "fuzz-kbm", "illusion", "robust-kbench", "robust-kbench-cli", "backendbench", "kmut-suites"]);
+        assert_eq!(
+            names,
+            ["official", "head", "kbv-inputs", "kbv-full", "fuzz-kbm", "illusion", "robust-kbench", "robust-kbench-cli", "backendbench", "kmut-suites"]
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod agree;
+mod audit;
 mod bench;
 mod compile;
 mod gate;
@@ -23,6 +24,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Witness(args) => run::witness(*args, env),
         Command::Score(args) => score::run(&args),
         Command::Agree(args) => agree::run(&args),
+        Command::Audit(args) => audit::run(&args, env),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
         Command::Store(StoreCommand::Prune(args)) => store::prune(&args),

@@ -161,7 +161,7 @@ fn announce(args: &RunArgs, backend: Backend, inputs: Inputs, plans: &[Substrate
 
 /// The per-input time past which a substrate is set aside, in ms: `--heavy-limit`, else 2 s on
 /// the CPU backend (large fixed weights take tens of seconds per run there) and none on a GPU.
-fn heavy_limit(given: Option<f64>, backend: Backend) -> Option<f64> {
+pub(super) fn heavy_limit(given: Option<f64>, backend: Backend) -> Option<f64> {
     match (given, backend) {
         (Some(s), _) if s > 0.0 => Some(s * 1e3),
         (Some(_), _) | (None, Backend::Gpu) => None,
@@ -170,7 +170,7 @@ fn heavy_limit(given: Option<f64>, backend: Backend) -> Option<f64> {
 }
 
 /// Every GPU the driver shows, or an error saying why there is none.
-fn visible_gpus() -> anyhow::Result<Vec<u32>> {
+pub(super) fn visible_gpus() -> anyhow::Result<Vec<u32>> {
     let n = kmut_cuda::Driver::get()
         .and_then(|d| d.device_count())
         .map_err(|e| anyhow::anyhow!("no GPU is visible ({e}); run on the CPU backend with `kmut run --backend cpu` (small suites)"))?;
@@ -180,7 +180,7 @@ fn visible_gpus() -> anyhow::Result<Vec<u32>> {
 
 /// The run's plan, from kmut-plan: GPU images from the cache (compiled where missing), or the
 /// CPU backend's variants built with g++.
-fn plan(
+pub(super) fn plan(
     compiled: &Compiled,
     gxx: Option<&kmut_cpu::Compiler>,
     protocol: &Protocol,
@@ -207,7 +207,7 @@ fn plan(
 
 /// The given folder, or a fresh one in /dev/shm (RAM) or the temporary folder, which the run
 /// removes at the end.
-fn scratch_dir(given: Option<&Path>) -> anyhow::Result<(PathBuf, bool)> {
+pub(super) fn scratch_dir(given: Option<&Path>) -> anyhow::Result<(PathBuf, bool)> {
     if let Some(dir) = given {
         std::fs::create_dir_all(dir).with_context(|| format!("could not create the scratch folder `{}`", dir.display()))?;
         return Ok((dir.to_path_buf(), false));
@@ -245,7 +245,7 @@ pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
     Ok(Duration::from_secs_f64(total))
 }
 
-fn print_summary(s: &RunSummary) {
+pub(super) fn print_summary(s: &RunSummary) {
     let secs = s.elapsed.as_secs_f64().max(1e-9);
     let overhead = if s.kernel_ms > 0.0 { format!("{:.1}", s.wall_ms / s.kernel_ms) } else { "-".into() };
     eprintln!(
@@ -279,18 +279,18 @@ fn print_summary(s: &RunSummary) {
 }
 
 /// The progress line: redrawn on a terminal, every 10% otherwise; hidden with `KMUT_NO_PROGRESS`.
-struct RunProgress {
+pub(super) struct RunProgress {
     tty: bool,
     hidden: bool,
     last_decile: Mutex<usize>,
 }
 
 impl RunProgress {
-    fn new() -> RunProgress {
+    pub(super) fn new() -> RunProgress {
         RunProgress { tty: std::io::stderr().is_terminal(), hidden: std::env::var_os("KMUT_NO_PROGRESS").is_some(), last_decile: Mutex::new(0) }
     }
 
-    fn finish(&self) {
+    pub(super) fn finish(&self) {
         if self.tty && !self.hidden {
             eprintln!();
         }
