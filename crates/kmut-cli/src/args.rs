@@ -151,8 +151,9 @@ pub enum Command {
     /// the same mutants.
     ///
     /// PROTOCOL is a shipped protocol (protocols/*.json: official, head, kbv-inputs, kbv-full,
-    /// fuzz-kbm, illusion, robust-kbench, robust-kbench-cli, backendbench) or a protocol file's
-    /// path (docs/protocols.md has the schema; a malformed file is refused naming the field).
+    /// fuzz-kbm, illusion, robust-kbench, robust-kbench-cli, backendbench, kmut-suites) or a
+    /// protocol file's path (docs/protocols.md has the schema; a malformed file is refused
+    /// naming the field).
     /// First, unless --no-run, the engine of `kmut run` evaluates what the protocols need that
     /// the store lacks: each protocol's inputs (and, for the decomposition, its inputs at the
     /// first protocol's tolerance) for every witnessed mutant not yet decided under it, each

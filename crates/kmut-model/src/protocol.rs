@@ -474,9 +474,18 @@ impl Protocol {
             Inputs::Protocol => self.columns(desc, false),
             Inputs::All => self.columns(desc, true),
             Inputs::Small => small().collect(),
-            Inputs::Witness => self.columns(desc, true).into_iter().chain(generated(true)).collect(),
+            // The witness search's inputs are the substrate's suites and its own generated
+            // columns, gated for validity; a protocol's generated inputs are not among them
+            // (they are judged as the protocol judges them, past the ceiling or not).
+            Inputs::Witness => self.columns(desc, true).into_iter().filter(|c| !self.generates(&c.suite)).chain(generated(true)).collect(),
             Inputs::WitnessSmall => small().chain(generated(false)).collect(),
         }
+    }
+
+    /// Whether `suite` is one of the protocol's generated columns (`W:<generator>:...` of one
+    /// of its `inputs.generated`).
+    fn generates(&self, suite: &str) -> bool {
+        self.inputs.generated.iter().any(|g| suite.strip_prefix("W:").and_then(|r| r.strip_prefix(g.generator.as_str())).is_some_and(|r| r.starts_with(':')))
     }
 
     /// The protocol as JSON, as its file holds it (round-trips through `Protocol::parse`).
@@ -748,6 +757,11 @@ mod tests {
             ]
         );
         assert_eq!(names(&kbv.columns_for(&d, Inputs::Protocol)), gpu, "kmut run --protocol kbv-full plans the same columns");
+        let witness = names(&kbv.columns_for(&d, Inputs::Witness));
+        assert!(
+            !witness.iter().any(|c| c.starts_with("W:fresh")) && witness.contains(&"W:scaled:3:small:1".to_owned()),
+            "the witness search's own inputs only: {witness:?}"
+        );
         let cpu = names(&kbv.own_columns(&d, Backend::Cpu));
         assert_eq!(cpu, ["T1_small:5", "T1_small:6", "W:fresh1:1:small:6", "W:fresh2:3:small:6", "W:fresh3:0.01:small:6", "W:fresh4:-1:small:6"]);
         let illusion = Protocol::builtin("illusion").unwrap();
