@@ -77,3 +77,21 @@ def test_a_users_protocol_file_is_validated_naming_the_file_and_the_field(audite
     bad = kmut(cmd, tmp, "audit", "official", str(mine), "--no-run", check=False)
     assert bad.returncode == 2, bad.stderr
     assert f"{mine}: tolerance.fp32.atol: invalid type: string" in bad.stderr, bad.stderr
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_protocols_run_at_official_sizes_and_only_the_illusion_finds_the_lost_tail(kmut_cmd, tmp_path):
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    common = ["--store", str(tmp_path / "s.sqlite"), "--cache", str(tmp_path / "cache"), "--workers-per-gpu", "2", *RULES]
+    for args in (["witness", str(DEMO)], ["audit", *PROTOCOLS, "--substrate", str(DEMO), "--json"]):
+        out = subprocess.run([*kmut_cmd, *args, *common], capture_output=True, text=True, timeout=580, env=env, check=False)
+        print(out.stderr[-3000:])
+        assert out.returncode == 0, out.stderr[-3000:]
+    a = json.loads(out.stdout)
+    assert a["backend"] == "gpu" and a["population"]["unified"] == 1, a["population"]
+    detected = {r["protocol"]: r["overall"]["detected"] for r in a["rates"]}
+    assert detected == {"official": 0, "kbv-full": 0, "fuzz-kbm": 0, "illusion": 1}, detected
+    assert all(r["false_kill_columns"] == 0 for r in a["rates"]), "ReLU is exact: no protocol rejects the original"
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        suites = {s for (s,) in db.execute("SELECT DISTINCT suite FROM baselines")}
+    assert {"W:fresh1:1:official", "W:fresh4:-1:official", "W:logscale:1000:official"} <= suites, sorted(suites)

@@ -507,11 +507,16 @@ fn warnings(p: &Population, backend: Backend) -> Vec<String> {
     out
 }
 
-/// The engine tolerance an audit's runs stop a mutant at: the loosest `tau*` bound of every
-/// protocol audited, so a first kill is a kill under every comparison the audit makes (each
-/// intermediate judges some protocol's columns at another audited protocol's bound).
-pub fn engine_tolerance(protocols: &[Protocol]) -> f64 {
-    protocols.iter().map(Protocol::loosest_tau).fold(0.0, f64::max)
+/// The tolerance judge `judge`'s run stops a mutant at: the loosest `tau*` bound of its
+/// comparison over every problem, so a first kill on one of its deciding columns is a kill
+/// under it (for an absolute bound too: `tau* <= max |ref - out|`).
+pub fn judge_tolerance(options: &AuditOptions, judge: usize) -> f64 {
+    let keys = keys(options.protocols.len(), options.baseline.min(options.protocols.len().saturating_sub(1)));
+    match keys.get(judge) {
+        Some(Key::Protocol(i)) => options.protocols[*i].loosest_tau(),
+        Some(Key::Intermediate { from, .. }) => options.protocols[*from].loosest_tau(),
+        None => 0.0,
+    }
 }
 
 /// The columns an audit needs of `desc` on `backend`: every audited protocol's, each once, in
@@ -535,7 +540,7 @@ pub fn judge_count(options: &AuditOptions) -> usize {
 
 /// What judge `judge` still needs of `desc`: the columns that decide under it (the original
 /// passes there, or has not run there yet) and the witnessed mutants still undecided under it.
-/// Run them with first kill at `engine_tolerance`: a kill there is a kill under the judge.
+/// Run them with first kill at `judge_tolerance`: a kill there is a kill under the judge.
 #[derive(Debug, Clone, Default)]
 pub struct Need {
     /// The judge, in words: a protocol's name, or `P@Q` (P's inputs at Q's tolerance).

@@ -154,12 +154,12 @@ pub enum Command {
     /// fuzz-kbm, illusion, robust-kbench, robust-kbench-cli, backendbench, kmut-suites) or a
     /// protocol file's path (docs/protocols.md has the schema; a malformed file is refused
     /// naming the field).
+    ///
     /// First, unless --no-run, the engine of `kmut run` evaluates what the protocols need that
     /// the store lacks: each protocol's inputs (and, for the decomposition, its inputs at the
     /// first protocol's tolerance) for every witnessed mutant not yet decided under it, each
-    /// mutant stopping at its first kill at the loosest tolerance audited, every stored cell
-    /// reused; --budget and --sample bound it, and the same command resumes it. Then, on the
-    /// unified denominator (mutants a valid input exposes, decided under every protocol): the
+    /// mutant stopping at its first kill at that tolerance, every stored cell reused; --budget
+    /// and --sample bound it, and the same command resumes it. Then, on the unified denominator (mutants a valid input exposes, decided under every protocol): the
     /// detection rate of each protocol overall, by family and by level with 95% intervals;
     /// false kills (inputs on which a protocol rejects the original, per problem, never
     /// counted as detections); each protocol's gain over the first split into inputs and

@@ -97,13 +97,12 @@ fn execute(args: &AuditArgs, env: &Environment, options: &AuditOptions) -> anyho
         chosen.truncate(n);
     }
     eprintln!(
-        "audit: {} witnessed mutants of {} substrates{}, {} protocols ({} judges with the decomposition's intermediates); first kill at {:e}, the loosest tolerance audited",
+        "audit: {} witnessed mutants of {} substrates{}, {} protocols ({} judges with the decomposition's intermediates), each mutant stopping at its first kill at the judge's loosest tolerance",
         chosen.len(),
         plans.len(),
         args.sample.map_or_else(String::new, |n| format!(" (at most {n}, seed {})", args.seed)),
         options.protocols.len(),
         kmut_audit::judge_count(options),
-        kmut_audit::engine_tolerance(&options.protocols)
     );
     let (scratch, own_scratch) = scratch_dir(args.scratch.as_deref())?;
     let engine = EngineSetup {
@@ -202,7 +201,7 @@ fn run_judge(
         scratch: Some(setup.scratch.clone()),
         log: PathBuf::from(format!("{}.workers.log", compiled.store.path().display())),
         first_kill: true,
-        tolerance: kmut_audit::engine_tolerance(&options.protocols),
+        tolerance: kmut_audit::judge_tolerance(options, judge),
         timeout_factor: args.timeout_factor,
         min_timeout: Duration::from_secs_f64(args.min_timeout),
         start_timeout: Duration::from_mins(2),
