@@ -26,6 +26,17 @@ suite, draws `T0_original`'s generator at those sizes, then transforms every flo
 | ties | c round(4u) / 4 (few distinct levels: ties for max, argmax, sort) |
 | boundary | u at a size just off a block size (`dim=value`), where tail guards matter |
 
+Checking protocols (`protocols/*.json`) add generators the witness search does not try (they
+are not in `GENERATORS`, so they never change its columns), for inputs the ones above cannot
+express:
+
+| generator | value of each element |
+| --- | --- |
+| uniform | U[-c, c), drawn afresh (the Correctness Illusion's U[-10, 10]) |
+| normal | N(0, c^2), drawn afresh (robust-kbench's torch.randn) |
+| logscale | u s, one s per column, log-uniform over the six decades [c 1e-6, c] (KernelBench-M's fuzz) |
+| fresh<k> | c u', u' the k-th draw of `T0_original`'s generator after the seeded one, with no reseed in between (KernelBench-Verified's hidden inputs: the RNG continues after the last trial); c may be negative |
+
 Whether a drawn spec may witness anything is decided on the device (`_run_worker`): the original
 kernel and the fp32 reference must both stay within a margin of the fp64 reference (half the
 tolerance by default), with nothing NaN or infinite where fp64 is finite.
@@ -53,6 +64,10 @@ GENERATORS: dict[str, bool] = {
     "ties": True,
     "boundary": False,
 }
+
+# Generators of checking protocols' inputs (see above), never tried by the witness search.
+PROTOCOL_GENERATORS: tuple[str, ...] = ("uniform", "normal", "logscale")
+FRESH = "fresh"
 
 # The scales tried for each scaled generator, cheapest first (a ladder, cut by the ceiling).
 SCALES: tuple[float, ...] = (3.0, 10.0, 100.0, 1000.0)
@@ -84,20 +99,28 @@ def parse(suite_name: str) -> Spec:
     if len(parts) != 3:
         raise ValueError(f"{suite_name!r}: expected W:<generator>:<scale>:<sizes>")
     generator, scale, sizes = parts
-    if generator not in GENERATORS:
-        raise ValueError(f"{suite_name!r}: unknown generator {generator!r}; known: {', '.join(GENERATORS)}")
+    fresh = fresh_draw(generator)
+    if generator not in GENERATORS and generator not in PROTOCOL_GENERATORS and fresh is None:
+        known = ", ".join([*GENERATORS, *PROTOCOL_GENERATORS, FRESH + "<k>"])
+        raise ValueError(f"{suite_name!r}: unknown generator {generator!r}; known: {known}")
     try:
         value = float(scale)
     except ValueError:
         raise ValueError(f"{suite_name!r}: the scale {scale!r} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{suite_name!r}: the scale must be a positive number")
+    if not math.isfinite(value) or value == 0 or value < 0 and fresh is None:
+        raise ValueError(f"{suite_name!r}: the scale must be a positive number (negative only for {FRESH}<k>)")
     if sizes not in ("small", "official"):
         for item in sizes.split(","):
             dim, _, v = item.partition("=")
             if not dim or not v.isdigit():
                 raise ValueError(f"{suite_name!r}: sizes {sizes!r} must be small, official or dim=value,...")
     return Spec(generator, value, sizes)
+
+
+def fresh_draw(generator: str) -> int | None:
+    """`k` of a `fresh<k>` generator (k >= 1), else None."""
+    k = generator[len(FRESH):] if generator.startswith(FRESH) else ""
+    return int(k) if k.isdigit() and int(k) >= 1 and generator == f"{FRESH}{int(k)}" else None
 
 
 def sizes_of(spec: Spec, fields: Mapping[str, Any], K: Any) -> dict[str, int]:
@@ -128,10 +151,30 @@ def draw(spec: Spec, fields: Mapping[str, Any], K: Any, seed: int, torch: Any, o
     from .contract import draw_inputs
 
     t0 = next(s for s in fields["suites"] if s.name == "T0_original")
-    raw = draw_inputs(t0, seed, sizes_of(spec, fields, K), torch, on=on)
+    sizes = sizes_of(spec, fields, K)
+    raw = draw_inputs(t0, seed, sizes, torch, on=on)
+    k = fresh_draw(spec.generator)
+    if k is not None:
+        # KernelBench-Verified's hidden draws: get_inputs() again, the RNG continuing from the
+        # seeded draw (the last trial's), the k-th draw after it kept.
+        for _ in range(k):
+            raw = _draw_unseeded(t0, sizes, torch, on)
+        return [t * spec.scale if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in raw]
     # The transform's own randomness (sparse masks, spike positions) follows the same seed.
     g = torch.Generator(device="cpu").manual_seed(seed ^ 0x5EED)
+    if spec.generator == "logscale":
+        # One scale for the whole column, log-uniform over six decades below c.
+        s = spec.scale * 10.0 ** (-6.0 * torch.rand((), generator=g, dtype=torch.float64).item())
+        return [t * s if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in raw]
     return [transform(spec, t, torch, g) if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in raw]
+
+
+def _draw_unseeded(suite: Any, sizes: Mapping[str, int], torch: Any, on: Any) -> list[Any]:
+    """`suite`'s generator once more, continuing the RNG (where `draw_inputs` would draw)."""
+    if suite.on_device and on is not None and torch.device(on).type != "cpu":
+        with torch.device(on):
+            return list(suite.gen(torch, sizes))
+    return list(suite.gen(torch, sizes))
 
 
 def transform(spec: Spec, u: Any, torch: Any, g: Any) -> Any:
@@ -155,6 +198,10 @@ def transform(spec: Spec, u: Any, torch: Any, g: Any) -> Any:
     if kind == "ramp":
         n = max(u.numel(), 1)
         return (torch.arange(u.numel(), dtype=torch.float64) / n * c).to(u.dtype).to(u.device).reshape(u.shape)
+    if kind == "uniform":
+        return ((torch.rand(u.shape, generator=g, dtype=u.dtype) * 2.0 - 1.0) * c).to(u.device)
+    if kind == "normal":
+        return (torch.randn(u.shape, generator=g, dtype=u.dtype) * c).to(u.device)
     if kind == "sparse":
         mask = (torch.rand(u.shape, generator=g) < 0.01).to(u.device)
         return torch.where(mask, (1.0 + u) * c, torch.zeros_like(u))

@@ -222,6 +222,32 @@ pub enum Command {
     #[command(verbatim_doc_comment)]
     Report(ReportArgs),
 
+    /// Audit checking protocols side by side: what each misses and what it wrongly rejects, on
+    /// the same mutants.
+    ///
+    /// PROTOCOL is a shipped protocol (protocols/*.json: official, head, kbv-inputs, kbv-full,
+    /// fuzz-kbm, illusion, robust-kbench, robust-kbench-cli, backendbench, kmut-suites) or a
+    /// protocol file's path (docs/protocols.md has the schema; a malformed file is refused
+    /// naming the field).
+    ///
+    /// First, unless --no-run, the engine of `kmut run` evaluates what the protocols need that
+    /// the store lacks: each protocol's inputs (and, for the decomposition, its inputs at the
+    /// first protocol's tolerance) for every witnessed mutant not yet decided under it, each
+    /// mutant stopping at its first kill at that tolerance, every stored cell reused; --budget
+    /// and --sample bound it, and the same command resumes it. Then, on the unified denominator (mutants a valid input exposes, decided under every protocol): the
+    /// detection rate of each protocol overall, by family and by level with 95% intervals;
+    /// false kills (inputs on which a protocol rejects the original, per problem, never
+    /// counted as detections); each protocol's gain over the first split into inputs and
+    /// tolerance; and the mutants every protocol misses that a witness exposes. Run
+    /// `kmut witness` first: only witnessed mutants are audited.
+    ///
+    /// Examples:
+    ///   kmut audit official kbv-inputs kbv-full fuzz-kbm --budget 2h
+    ///   kmut audit official head --no-run --json
+    ///   kmut audit official my-protocol.json --backend cpu
+    #[command(verbatim_doc_comment)]
+    Audit(Box<AuditArgs>),
+
     /// Compare the CPU backend's verdicts with a GPU's on the same mutants and inputs, by family.
     ///
     /// Run the same sample on both, on equal inputs and every cell: `kmut run --backend cpu
@@ -291,7 +317,8 @@ pub struct RunArgs {
     /// Substrate files; default: every `substrates/accepted/*.py` under the working folder.
     #[arg(value_name = "SUBSTRATE")]
     pub substrates: Vec<PathBuf>,
-    /// The checking protocol whose inputs are run (`official`: `KernelBench` v0.1; `head`).
+    /// The checking protocol whose inputs are run (`official`: `KernelBench` v0.1; `head`; any
+    /// shipped protocol with one `atol = rtol` tolerance, `docs/protocols.md`).
     #[arg(long, default_value = "official", value_name = "NAME")]
     pub protocol: String,
     /// `official`: only the protocol's inputs; `all`: every suite of each substrate as well;
@@ -483,11 +510,89 @@ pub struct SynthArgs {
 }
 
 #[derive(Debug, clap::Args)]
+pub struct AuditArgs {
+    /// Protocols: shipped names or protocol files (`.json`); the first is the one the others'
+    /// gains are decomposed against (unless --baseline).
+    #[arg(value_name = "PROTOCOL", required = true)]
+    pub protocols: Vec<String>,
+    /// Decompose every other protocol's gain over this one (a PROTOCOL's name); default: the first.
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// Only these substrate files (repeat); default: every `substrates/accepted/*.py` (when
+    /// running) or every substrate in the store (with --no-run).
+    #[arg(long = "substrate", value_name = "PATH")]
+    pub substrates: Vec<PathBuf>,
+    /// Run nothing: audit the cells the store holds (what is missing is counted as undecided).
+    #[arg(long)]
+    pub no_run: bool,
+    /// Print the audit as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Examples shown per family of the mutants every protocol misses.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub examples: usize,
+    /// Audit at most N witnessed mutants (the first of the stratified order of --seed).
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
+    /// Stop starting new evaluations after this long (e.g. 90s, 8m, 1h); resumable.
+    #[arg(long, value_name = "DURATION")]
+    pub budget: Option<String>,
+    /// Seed of the sampling order.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Whose evaluations: `gpu` (the protocols' inputs at official sizes) or `cpu` (kmut's CPU
+    /// backend: small suites and generated inputs at small sizes).
+    #[arg(long, default_value = "gpu", value_parser = ["gpu", "cpu"], value_name = "BACKEND")]
+    pub backend: String,
+    /// Set aside a substrate whose original takes longer than this per input, in seconds
+    /// (default: 2 on the CPU backend, no limit on a GPU). 0: no limit.
+    #[arg(long, value_name = "SECONDS")]
+    pub heavy_limit: Option<f64>,
+    /// CPU backend: worker processes, one core each; default: every core.
+    #[arg(long, value_name = "N")]
+    pub cpu_workers: Option<usize>,
+    /// GPU indices (comma-separated); default: every visible GPU.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub gpus: Vec<u32>,
+    /// Worker processes per GPU.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub workers_per_gpu: usize,
+    /// Started workers kept ready per GPU (default 1; on the CPU backend one per four workers).
+    #[arg(long, value_name = "N")]
+    pub spare_workers: Option<usize>,
+    /// Watchdog: an evaluation may take this many times the original's kernel time ...
+    #[arg(long, default_value_t = 20.0, value_name = "X")]
+    pub timeout_factor: f64,
+    /// ... and never less than this many seconds.
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+    pub min_timeout: f64,
+    /// Limit for preparing one input column (drawing inputs, the reference), in seconds.
+    #[arg(long, default_value_t = 900.0, value_name = "SECONDS")]
+    pub prep_timeout: f64,
+    /// Folder where workers share drawn inputs; default: a fresh folder in /dev/shm or the
+    /// temporary folder, removed at the end.
+    #[arg(long, value_name = "DIR")]
+    pub scratch: Option<PathBuf>,
+    /// The store (`SQLite`); default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub compile: CompileOptions,
+    #[command(flatten)]
+    pub select: Selection,
+    /// The worker program (for tests): replaces `PYTHON -m kmut._run_worker`.
+    #[arg(long, hide = true, value_name = "COMMAND", num_args = 1.., allow_hyphen_values = true)]
+    pub worker: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
 pub struct ScoreArgs {
     /// Only these substrates (names, e.g. `L1p23_softmax`); default: every one in the store.
     #[arg(value_name = "NAME")]
     pub substrates: Vec<String>,
-    /// The checking protocol: `official` (`KernelBench` v0.1, 1e-2) or `head` (1e-4).
+    /// The checking protocol: `official` (`KernelBench` v0.1, 1e-2), `head` (1e-4), or any
+    /// shipped protocol with one `atol = rtol` tolerance (`docs/protocols.md`; the others:
+    /// `kmut audit`).
     #[arg(long, default_value = "official", value_name = "NAME")]
     pub protocol: String,
     /// Score at this tolerance instead of the protocol's (atol = rtol).
@@ -535,7 +640,8 @@ pub struct ReportArgs {
     /// The report folder (replaced if it holds an earlier report).
     #[arg(long, default_value = "kmut-report", value_name = "DIR")]
     pub out: PathBuf,
-    /// The protocols scored side by side, repeatable (default: every known one: official, head).
+    /// The protocols scored side by side, repeatable (default: official and head; any shipped
+    /// protocol judged by one tolerance).
     #[arg(long = "protocol", value_name = "NAME")]
     pub protocols: Vec<String>,
     /// Whose evaluations: `gpu`, `cpu`, or `auto` (the GPU's where the store has any).

@@ -14,5 +14,8 @@ pub use backend::{cpu_fidelity, Backend, CpuFidelity, CPU_TARGET, FAST_MATH_RULE
 pub use family::Family;
 pub use mutant::{apply_edits, mutant_id, Edit, LaunchTransform, Mutant, MutantKind};
 pub use outcome::{Class, ClassCounts, Outcome};
-pub use protocol::{Column, Inputs, Protocol};
+pub use protocol::{
+    Bound, Cast, Column, Filter, Generated, Inputs, Precision, ProblemBound, Protocol, ProtocolInputs, Raises, Reference, Seeds, ShapeRule, Tolerance,
+    Validity, Weights, GENERATORS,
+};
 pub use substrate::{CdivCall, LaunchStep, SubstrateDescription, SuiteDescription, GENERATED_SEEDS};

@@ -41,7 +41,7 @@ pub struct Selection {
     pub exact: bool,
 }
 
-/// The protocol file `kmut synth --out` writes: `protocols` as in `protocols/kernelbench.json`,
+/// The protocol file `kmut synth --out` writes: `protocols` holding one protocol in the format of `protocols/*.json` (docs/protocols.md),
 /// and under `problems` each problem's inputs. Problems without witnessed mutants are absent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportedProtocol {
@@ -63,19 +63,19 @@ pub fn protocol(s: &Synthesis, base: &Protocol) -> ExportedProtocol {
     suites.sort();
     suites.dedup();
     let budget = s.budgets.last().copied().unwrap_or(0);
-    let protocol = Protocol {
-        name: format!("synth-{}", base.name),
-        title: format!(
-            "kmut synth: at most {budget} inputs per problem{} chosen to detect witnessed mutants at {:e}",
-            if s.with_official { " beside the official trials" } else { "" },
-            s.tolerance
-        ),
-        suites,
-        atol: base.atol,
-        rtol: base.rtol,
-        backend_flags: base.backend_flags.clone(),
-        comparison: format!("{}; on each problem's inputs listed under `problems` (suite and seed), not on every seed of `suites`", base.comparison),
-    };
+    // The base protocol's comparison, tolerance, validity filter and shape rule, on the chosen
+    // suites; each problem's own inputs are listed under `problems`.
+    let mut protocol = base.clone();
+    protocol.name = format!("synth-{}", base.name);
+    protocol.title = format!(
+        "kmut synth: at most {budget} inputs per problem{} chosen to detect witnessed mutants at {:e}",
+        if s.with_official { " beside the official trials" } else { "" },
+        s.tolerance
+    );
+    protocol.source = format!("kmut synth over a kill matrix (docs/synth.md), from {}", base.name);
+    protocol.inputs.suites = suites;
+    protocol.inputs.generated.clear();
+    protocol.inputs.trials = "each problem's inputs listed under `problems` (suite and seed), not every seed of `suites`".into();
     ExportedProtocol {
         about: "Inputs chosen by `kmut synth` (docs/synth.md) from a kill matrix: per problem, the suite and seed of each input; W: suites are replayable from their names (python/kmut/generators.py) and seeds.".into(),
         protocols: vec![protocol],

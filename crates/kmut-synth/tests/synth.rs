@@ -326,11 +326,11 @@ fn the_exported_protocol_round_trips_as_a_protocol_file_with_each_problems_input
     }
     let file: File = serde_json::from_str(&text).unwrap();
     let p = &file.protocols[0];
-    assert_eq!((p.atol, p.rtol), (base.atol, base.rtol));
+    assert_eq!(p.tolerance, base.tolerance);
     let inputs = &back.problems["L1p1_x"].inputs;
     assert_eq!(inputs.iter().map(|i| format!("{}:{}", i.suite, i.seed)).collect::<Vec<_>>(), ["T0_original:1", "W:scaled:100:small:1", "W:spiky:1000:small:2"]);
     assert_eq!(inputs[1].source, "scaled x100 @small");
-    assert!(inputs.iter().all(|i| p.suites.contains(&i.suite)));
+    assert!(inputs.iter().all(|i| p.inputs.suites.contains(&i.suite)));
     assert!(!back.problems.contains_key("L1p4_none"), "no witnessed mutant: no inputs");
     // The plot is an SVG with the curve and the official line.
     let svg = kmut_synth::svg(&s).unwrap();

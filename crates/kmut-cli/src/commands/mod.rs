@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod agree;
+mod audit;
 mod bench;
 mod bench_run;
 mod ceiling;
@@ -33,6 +34,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Synth(args) => synth::run(&args, env),
         Command::Depth(args) => depth::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Audit(args) => audit::run(&args, env),
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
         Command::Bench(BenchCommand::Run(args)) => bench_run::run(&args, env),

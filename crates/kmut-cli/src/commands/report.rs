@@ -9,11 +9,9 @@ use crate::commands::compile::store_path;
 use crate::ExitStatus;
 
 pub fn run(args: &ReportArgs) -> anyhow::Result<ExitStatus> {
-    let protocols = if args.protocols.is_empty() {
-        Protocol::all()
-    } else {
-        args.protocols.iter().map(|n| Protocol::named(n)).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::msg)?
-    };
+    // KernelBench's own two by default; the other protocols are `kmut audit`'s to compare.
+    let names: Vec<String> = if args.protocols.is_empty() { vec!["official".into(), "head".into()] } else { args.protocols.clone() };
+    let protocols = names.iter().map(|n| Protocol::named(n)).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::msg)?;
     let path = store_path(args.store.as_deref());
     anyhow::ensure!(path.is_file(), "no store at `{}`; run `kmut run` first (or pass --store)", path.display());
     let store = Store::open(&path)?;

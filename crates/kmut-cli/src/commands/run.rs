@@ -326,7 +326,7 @@ pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
     Ok(Duration::from_secs_f64(total))
 }
 
-fn print_summary(s: &RunSummary) {
+pub(super) fn print_summary(s: &RunSummary) {
     let secs = s.elapsed.as_secs_f64().max(1e-9);
     let overhead = if s.kernel_ms > 0.0 { format!("{:.1}", s.wall_ms / s.kernel_ms) } else { "-".into() };
     eprintln!(

@@ -1,0 +1,238 @@
+//! `kmut audit`: run what the audited protocols need that the store lacks (through the engine
+//! of `kmut run`), then print the audit (`kmut_audit`).
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use kmut_audit::{AuditOptions, Need};
+use kmut_exec::{Engine, EngineConfig, SubstratePlan};
+use kmut_model::{Backend, Inputs, Protocol};
+use kmut_plan::{Planned, Sampling};
+use kmut_store::Store;
+
+use crate::args::AuditArgs;
+use crate::commands::compile::{compile_substrates, interrupt_flag, store_path, Compiled};
+use crate::commands::run::{heavy_limit, parse_duration, plan, print_summary, scratch_dir, visible_gpus, RunProgress};
+use crate::{Environment, ExitStatus};
+
+pub fn run(args: &AuditArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    let protocols: Vec<Protocol> = args.protocols.iter().map(|p| Protocol::load(p)).collect::<Result<_, _>>().map_err(anyhow::Error::msg)?;
+    let mut names = HashSet::new();
+    for p in &protocols {
+        anyhow::ensure!(names.insert(p.name.as_str()), "protocol `{}` is named twice", p.name);
+    }
+    let baseline = match &args.baseline {
+        None => 0,
+        Some(b) => protocols.iter().position(|p| &p.name == b).with_context(|| format!("--baseline {b} is not one of the protocols audited"))?,
+    };
+    let backend = Backend::parse(&args.backend).map_err(anyhow::Error::msg)?;
+    let options = AuditOptions { protocols, backend, baseline, examples: args.examples };
+    let mut status = ExitStatus::Success;
+    let mut audited: Vec<String> = Vec::new();
+    if !args.no_run {
+        let (s, names) = execute(args, env, &options)?;
+        if s == ExitStatus::Interrupted {
+            eprintln!("interrupted: every finished evaluation is stored; run the same command again to resume");
+            return Ok(s);
+        }
+        status = s;
+        audited = names;
+    }
+    let path = store_path(args.store.as_deref());
+    anyhow::ensure!(path.is_file(), "no store at `{}`; run `kmut witness` first (or pass --store)", path.display());
+    let store = Store::open(&path)?;
+    let audit = kmut_audit::audit(&store, &audited, &options)?;
+    for w in &audit.warnings {
+        eprintln!("warning: {w}");
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&audit)?);
+    } else {
+        print!("{}", kmut_audit::render(&audit));
+    }
+    Ok(status)
+}
+
+/// Compile, plan and run, judge by judge, what the audit still needs; the names of the
+/// substrates audited.
+fn execute(args: &AuditArgs, env: &Environment, options: &AuditOptions) -> anyhow::Result<(ExitStatus, Vec<String>)> {
+    let backend = options.backend;
+    let budget = args.budget.as_deref().map(parse_duration).transpose()?;
+    let heavy_ms = heavy_limit(args.heavy_limit, backend);
+    let (devices, workers, gxx) = match backend {
+        Backend::Gpu => (if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() }, args.workers_per_gpu.max(1), None),
+        Backend::Cpu => {
+            let gxx = kmut_cpu::Compiler::find().context("the CPU backend builds kernels with g++")?;
+            (vec![0], args.cpu_workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1), Some(gxx))
+        }
+    };
+    let mut compile_opts = args.compile.clone();
+    let temp_cache = compile_opts.no_cache.then(|| std::env::temp_dir().join(format!("kmut-run-cache-{}", std::process::id())));
+    if let Some(dir) = &temp_cache {
+        compile_opts.no_cache = false;
+        compile_opts.cache = Some(dir.clone());
+    }
+    let interrupt = interrupt_flag();
+    let mut compiled = compile_substrates(&args.substrates, &args.select, &compile_opts, args.store.as_deref(), env, &interrupt, "audit")?;
+    if compiled.interrupted {
+        return Ok((ExitStatus::Interrupted, vec![]));
+    }
+    let names: Vec<String> = compiled.substrates.iter().map(|(d, _)| d.name.clone()).collect();
+    // The plan's candidates and images; each judge's run replaces the columns with its own.
+    let official = Protocol::builtin("official").map_err(anyhow::Error::msg)?;
+    let Planned { plans, order, notes, .. } =
+        plan(&compiled, gxx.as_ref(), &official, Inputs::Protocol.on(backend), Sampling { seed: args.seed, sample: None }, heavy_ms, false, &interrupt)?;
+    for n in &notes {
+        eprintln!("audit: {n}");
+    }
+    // Only witnessed mutants can enter the audit's denominator: the others are not run.
+    let mut witnessed = Vec::new();
+    for p in &plans {
+        witnessed.push(kmut_audit::witnessed(&compiled.store, desc(&compiled, &p.name)?, backend)?);
+    }
+    let mut chosen: Vec<(usize, usize)> = order.into_iter().filter(|&(s, c)| witnessed[s].contains(&plans[s].candidates[c].id)).collect();
+    if let Some(n) = args.sample {
+        chosen.truncate(n);
+    }
+    eprintln!(
+        "audit: {} witnessed mutants of {} substrates{}, {} protocols ({} judges with the decomposition's intermediates), each mutant stopping at its first kill at the judge's loosest tolerance",
+        chosen.len(),
+        plans.len(),
+        args.sample.map_or_else(String::new, |n| format!(" (at most {n}, seed {})", args.seed)),
+        options.protocols.len(),
+        kmut_audit::judge_count(options),
+    );
+    let (scratch, own_scratch) = scratch_dir(args.scratch.as_deref())?;
+    let engine = EngineSetup {
+        args,
+        python: env.python.display().to_string(),
+        backend,
+        devices,
+        workers,
+        scratch: scratch.clone(),
+        deadline: budget.map(|b| Instant::now() + b),
+        budgeted: budget.is_some(),
+        heavy_ms,
+    };
+    let mut status = ExitStatus::Success;
+    // Two passes: the first prepares columns never run before, whose baselines may show the
+    // original failing (a kill there decides nothing); the second runs what that left undecided.
+    'passes: for _ in 0..2 {
+        for judge in 0..kmut_audit::judge_count(options) {
+            if engine.deadline.is_some_and(|d| Instant::now() >= d) {
+                eprintln!("audit: the time budget is spent; what was run is stored and the same command resumes");
+                break 'passes;
+            }
+            match run_judge(&mut compiled, &plans, &chosen, options, judge, &engine, &interrupt)? {
+                ExitStatus::Interrupted => {
+                    status = ExitStatus::Interrupted;
+                    break 'passes;
+                }
+                ExitStatus::Success => {}
+                other => status = other,
+            }
+        }
+    }
+    if own_scratch {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    if let Some(dir) = &temp_cache {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    Ok((status, names))
+}
+
+/// What every judge's engine run shares.
+struct EngineSetup<'a> {
+    args: &'a AuditArgs,
+    python: String,
+    backend: Backend,
+    devices: Vec<u32>,
+    workers: usize,
+    scratch: PathBuf,
+    deadline: Option<Instant>,
+    budgeted: bool,
+    heavy_ms: Option<f64>,
+}
+
+fn desc<'c>(compiled: &'c Compiled, name: &str) -> anyhow::Result<&'c kmut_model::SubstrateDescription> {
+    compiled.substrates.iter().map(|(d, _)| d).find(|d| d.name == name).with_context(|| format!("{name} was planned but not compiled"))
+}
+
+/// One judge's run: its deciding columns, for the chosen mutants still undecided under it.
+fn run_judge(
+    compiled: &mut Compiled,
+    plans: &[SubstratePlan],
+    chosen: &[(usize, usize)],
+    options: &AuditOptions,
+    judge: usize,
+    setup: &EngineSetup<'_>,
+    interrupt: &std::sync::atomic::AtomicBool,
+) -> anyhow::Result<ExitStatus> {
+    let mut mine: Vec<SubstratePlan> = plans.to_vec();
+    let mut needs: Vec<Need> = Vec::new();
+    for p in &mut mine {
+        let need = kmut_audit::needs(&compiled.store, desc(compiled, &p.name)?, options, judge)?;
+        p.columns.clone_from(&need.columns);
+        needs.push(need);
+    }
+    let order: Vec<(usize, usize)> = chosen.iter().copied().filter(|&(s, c)| needs[s].mutants.contains(&mine[s].candidates[c].id)).collect();
+    let label = needs.first().map_or_else(String::new, |n| n.judge.clone());
+    if order.is_empty() {
+        return Ok(ExitStatus::Success);
+    }
+    let columns: usize = mine.iter().map(|p| p.columns.len()).sum();
+    eprintln!("audit: {label}: {} mutants undecided, {columns} deciding input columns", order.len());
+    let args = setup.args;
+    let mut worker_command = if args.worker.is_empty() { vec![setup.python.clone(), "-m".into(), "kmut._run_worker".into()] } else { args.worker.clone() };
+    if setup.backend == Backend::Cpu {
+        worker_command.extend(["--backend".into(), "cpu".into()]);
+    }
+    let config = EngineConfig {
+        worker_command,
+        devices: setup.devices.clone(),
+        workers_per_device: setup.workers,
+        spares_per_device: args.spare_workers.unwrap_or(match setup.backend {
+            Backend::Gpu => 1,
+            Backend::Cpu => (setup.workers / 4).max(1),
+        }),
+        scratch: Some(setup.scratch.clone()),
+        log: PathBuf::from(format!("{}.workers.log", compiled.store.path().display())),
+        first_kill: true,
+        tolerance: kmut_audit::judge_tolerance(options, judge),
+        timeout_factor: args.timeout_factor,
+        min_timeout: Duration::from_secs_f64(args.min_timeout),
+        start_timeout: Duration::from_mins(2),
+        prep_timeout: Duration::from_secs_f64(args.prep_timeout),
+        round: setup.budgeted.then(|| (64 * setup.devices.len() * setup.workers).max(4 * mine.len())),
+        deadline: setup.deadline,
+        target: setup.backend.evaluation_target(&compiled.target),
+        max_original_ms: setup.heavy_ms,
+        heavy_prep_grace: Duration::from_secs(10),
+        // A protocol's inputs are judged as the protocol judges them, past the ceiling or not:
+        // no validity gate (false kills are reported, not skipped).
+        validity_margin: None,
+    };
+    let run_id = compiled.store.begin_run(&format!("audit {label}"), "", &compiled.target)?;
+    let reporter = RunProgress::new();
+    let outcome = Engine::new(config, &mine, &mut compiled.store, run_id, &reporter, interrupt).run(&order);
+    reporter.finish();
+    let summary = match outcome {
+        Ok(s) => s,
+        Err(e) => {
+            compiled.store.finish_run(run_id, "failed")?;
+            return Err(e.into());
+        }
+    };
+    compiled.store.finish_run(run_id, if summary.interrupted { "interrupted" } else { "done" })?;
+    print_summary(&summary);
+    Ok(if summary.interrupted {
+        ExitStatus::Interrupted
+    } else if !summary.failures.is_empty() || !summary.environment_errors.is_empty() {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
