@@ -511,7 +511,8 @@ fn decisive_columns(
 }
 
 /// A substrate's witness search: the valid columns that may witness, and whether it is complete.
-struct Search {
+/// `kmut witness --replay` finds a mutant's witness with it too, so the rule lives here once.
+pub struct Search {
     /// The substrate's own suites its original passes, and the generated columns the validity
     /// gate admitted.
     valid: Vec<Column>,
@@ -524,7 +525,7 @@ impl Search {
     /// (a timeout witnesses only under `TimeoutPolicy::Kill`), possibly equivalent when the
     /// search is complete and none does, undecided when part of the search has not run. A miss
     /// comes with the column that witnessed it.
-    fn verdict(&self, cells: &[&Evaluation], tolerance: f64, timeouts: TimeoutPolicy) -> (Verdict, Option<Column>) {
+    pub fn verdict(&self, cells: &[&Evaluation], tolerance: f64, timeouts: TimeoutPolicy) -> (Verdict, Option<Column>) {
         let mut run = 0;
         for c in &self.valid {
             let Some(e) = cells.iter().find(|e| e.suite == c.suite && e.seed == c.seed) else { continue };
@@ -546,8 +547,9 @@ impl Search {
     }
 }
 
-/// The witness search's columns of `desc` and which of them may witness.
-fn witness_columns(
+/// The witness search's columns of `desc` and which of them may witness (baselines of the
+/// `original` image only).
+pub fn witness_columns(
     store: &Store,
     desc: &kmut_model::SubstrateDescription,
     target: &str,

@@ -1,9 +1,9 @@
 //! A mutant's witness: the stored cell that exposes it, for `kmut witness --replay`.
 //!
-//! The witness is the first killing evaluation (lowest run, then the column order of the
-//! search: protocol inputs, suites, generated columns) on a column that may witness: the
-//! original passes it, and a generated column passed the validity gate. The replay runs that
-//! column again for the original and the mutant and compares with what was stored.
+//! The witness is the first killing evaluation, in the search's column order (protocol inputs,
+//! suites, generated columns), on a column that may witness: the scorer's rule
+//! (`kmut_score::Search`). The replay runs that column again for the original and the mutant
+//! and compares with what was stored.
 
 use kmut_store::{Baseline, Evaluation};
 
@@ -21,29 +21,23 @@ pub struct Witness {
     pub valid: Option<bool>,
 }
 
-/// The witness of a mutant among its `cells` (current evaluations), given the substrate's
-/// `baselines` and the `tolerance`: the first cell, in `order` (the search's column order,
-/// suite and seed), that kills on a column that may witness. `None` when no cell does.
-pub fn witness_of(cells: &[Evaluation], baselines: &[Baseline], order: &[(String, u64)], tolerance: f64) -> Option<Witness> {
-    let rank = |suite: &str, seed: u64| order.iter().position(|(s, n)| s == suite && *n == seed).unwrap_or(usize::MAX);
-    let mut killing: Vec<(&Evaluation, &Baseline)> = cells
-        .iter()
-        .filter_map(|e| {
-            let b = baselines.iter().find(|b| b.suite == e.suite && b.seed == e.seed)?;
-            let original_passes = b.tau.is_some_and(|t| t <= tolerance);
-            let may_witness = original_passes && b.valid != Some(false);
-            // A timeout is a slow mutant, not an exposed fault (docs/scoring.md).
-            let kills = e.outcome != kmut_model::Outcome::Timeout && e.kills_at(tolerance);
-            (may_witness && kills).then_some((e, b))
-        })
-        .collect();
-    killing.sort_by_key(|(e, _)| rank(&e.suite, e.seed));
-    killing.first().map(|(e, b)| Witness {
+/// The witness of a mutant among its current `cells`: the column `search` (the scorer's witness
+/// search, `kmut_score::witness_columns`, so the rule is the one `kmut score --denominator
+/// witnessed` applies) names as the first valid input that kills it, with the stored cell and
+/// the original's baseline there. `None` when no valid input kills it.
+pub fn witness_of(search: &kmut_score::Search, cells: &[Evaluation], baselines: &[Baseline], tolerance: f64) -> Option<Witness> {
+    let refs: Vec<&Evaluation> = cells.iter().collect();
+    // A timeout is a slow mutant, not an exposed fault (docs/scoring.md).
+    let (_, column) = search.verdict(&refs, tolerance, kmut_score::TimeoutPolicy::Exclude);
+    let column = column?;
+    let e = cells.iter().find(|e| e.suite == column.suite && e.seed == column.seed)?;
+    let b = baselines.iter().find(|b| b.suite == column.suite && b.seed == column.seed);
+    Some(Witness {
         suite: e.suite.clone(),
         seed: e.seed,
         tau: e.tau,
         outcome: e.outcome.name().to_owned(),
-        original_tau: b.tau,
-        valid: b.valid,
+        original_tau: b.and_then(|b| b.tau),
+        valid: b.and_then(|b| b.valid),
     })
 }

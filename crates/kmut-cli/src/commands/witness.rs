@@ -29,6 +29,8 @@ fn search(mut args: RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
 struct Located {
     substrate: kmut_model::SubstrateDescription,
     eval_target: String,
+    /// The current original's image, which its baselines are of.
+    original: Option<String>,
     cells: Vec<Evaluation>,
     baselines: Vec<Baseline>,
 }
@@ -42,7 +44,7 @@ fn locate(store: &Store, mutant: &str, backend: Backend) -> anyhow::Result<Locat
     let image = current.mutants.get(mutant).cloned();
     let cells = store.evaluations(&name, &eval_target)?.into_iter().filter(|e| e.mutant == mutant && Some(&e.image) == image.as_ref()).collect();
     let baselines = store.baselines(&name, &eval_target)?.into_iter().filter(|b| b.image.is_some() && b.image == current.original).collect();
-    Ok(Located { substrate, eval_target, cells, baselines })
+    Ok(Located { substrate, eval_target, original: current.original, cells, baselines })
 }
 
 /// Replay the stored witness of `mutant` in a scratch copy of the store: the witness column
@@ -58,7 +60,8 @@ fn replay(args: &RunArgs, mutant: &str, env: &Environment) -> anyhow::Result<Exi
     let store = Store::open(&path)?;
     let found = locate(&store, mutant, backend)?;
     let order: Vec<(String, u64)> = protocol.columns_for(&found.substrate, Inputs::Witness.on(backend)).into_iter().map(|c| (c.suite, c.seed)).collect();
-    let Some(witness) = kmut_witness::witness_of(&found.cells, &found.baselines, &order, tolerance) else {
+    let search = kmut_score::witness_columns(&store, &found.substrate, &found.eval_target, found.original.as_deref(), &protocol, backend, tolerance)?;
+    let Some(witness) = kmut_witness::witness_of(&search, &found.cells, &found.baselines, tolerance) else {
         anyhow::bail!(
             "mutant `{mutant}` ({}) has no witness in `{}`: {} of its current cells are stored and none kills on a valid input; run `kmut witness` first (a mutant that a complete search cannot kill is possibly equivalent)",
             found.substrate.name,
