@@ -23,7 +23,7 @@ mod estimate;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use kmut_model::{cpu_fidelity, Backend, ClassCounts, Column, CpuFidelity, Family, Inputs, Mutant, Outcome, Protocol, CPU_TARGET};
-use kmut_store::{Evaluation, Store};
+use kmut_store::{Baseline, Evaluation, Store};
 use serde::Serialize;
 
 pub use agreement::{agreement, Agreement, AgreementRow};
@@ -559,10 +559,18 @@ pub fn witness_columns(
     tolerance: f64,
 ) -> Result<Search, ScoreError> {
     let baselines = store.baselines(&desc.name, target)?;
+    let current: Vec<&Baseline> = baselines.iter().filter(|b| b.image.is_some() && b.image.as_deref() == original).collect();
+    Ok(witness_search(desc, &current, protocol, backend, tolerance))
+}
+
+/// The witness search of `desc` from its current original's `baselines`: a generated column may
+/// witness when its validity gate admitted it (unknown when it was never prepared), one of the
+/// substrate's own suites when its original passes at `tolerance` (or was not run there yet).
+pub fn witness_search(desc: &kmut_model::SubstrateDescription, baselines: &[&Baseline], protocol: &Protocol, backend: Backend, tolerance: f64) -> Search {
     let mut valid = Vec::new();
     let mut unknown = 0;
     for c in protocol.columns_for(desc, Inputs::Witness.on(backend)) {
-        let base = baselines.iter().find(|b| b.suite == c.suite && b.seed == c.seed && b.image.is_some() && b.image.as_deref() == original);
+        let base = baselines.iter().find(|b| b.suite == c.suite && b.seed == c.seed);
         if c.suite.starts_with("W:") {
             match base.and_then(|b| b.valid) {
                 Some(true) => valid.push(c),
@@ -574,7 +582,7 @@ pub fn witness_columns(
             valid.push(c);
         }
     }
-    Ok(Search { valid, unknown })
+    Search { valid, unknown }
 }
 
 /// What the reader must be told before the tables.
