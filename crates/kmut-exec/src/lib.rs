@@ -16,7 +16,7 @@ pub mod worker;
 
 pub use engine::{Engine, EngineConfig, Reporter, RunSummary};
 pub use images::RoundImages;
-pub use plan::{stratified_order, Candidate, SubstratePlan};
+pub use plan::{search_from, stratified_order, Candidate, SubstratePlan};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {

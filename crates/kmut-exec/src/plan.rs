@@ -44,7 +44,24 @@ pub struct SubstratePlan {
     /// CPU backend: the original's variant name in `original_image`.
     pub original_variant: Option<String>,
     pub columns: Vec<Column>,
+    /// In a witness search, the first of `columns` past the protocol's own: a mutant that
+    /// survived every column before it is queued on all the rest at once (the engine's
+    /// `rounds`). Outside a witness search it is ignored (`columns.len()` by convention).
+    pub search_from: usize,
     pub candidates: Vec<Candidate>,
+}
+
+/// `search_from` of a plan whose `columns` are `inputs`' under `protocol`: in a witness search,
+/// how many leading columns are the protocol's own.
+pub fn search_from(columns: &[Column], protocol: &kmut_model::Protocol, desc: &kmut_model::SubstrateDescription, inputs: kmut_model::Inputs) -> usize {
+    if !inputs.is_witness() {
+        return columns.len();
+    }
+    // The protocol's own columns as the backend runs them: the CPU backend's are the small
+    // suites (`Inputs::on`), and the score decides the protocol's verdict from those.
+    let own_inputs = if inputs == kmut_model::Inputs::WitnessSmall { kmut_model::Inputs::Small } else { kmut_model::Inputs::Protocol };
+    let own = protocol.columns_for(desc, own_inputs);
+    columns.iter().position(|c| !own.contains(c)).unwrap_or(columns.len())
 }
 
 /// Positions `0..n` of `items` reordered so that every prefix is a stratified sample: strata
@@ -111,6 +128,33 @@ mod tests {
         assert_eq!(first10.iter().filter(|f| **f == Family::Arithmetic).count(), 6);
         assert_eq!(first10.iter().filter(|f| **f == Family::Boundary).count(), 3);
         assert_eq!(first10.iter().filter(|f| **f == Family::Indexing).count(), 1);
+    }
+
+    #[test]
+    fn a_witness_search_starts_past_the_columns_that_decide_the_protocol_s_verdict() {
+        use kmut_model::{Backend, Inputs, Protocol, SubstrateDescription, SuiteDescription};
+        let suite = |name: &str, seeds: &[u64], small: bool| SuiteDescription { name: name.into(), seeds: seeds.to_vec(), purpose: String::new(), small };
+        let desc = SubstrateDescription {
+            name: "L1p1_x".into(),
+            level: 1,
+            path: "L1p1_x.py".into(),
+            cuda: String::new(),
+            cuda_line: 0,
+            kernels: vec!["k".into()],
+            steps: vec![],
+            cdiv_calls: vec![],
+            launch_line: 0,
+            suites: vec![suite("T0_original", &[1, 2], false), suite("T1_small", &[7], true), suite("T2_big", &[3], false)],
+            generated: vec!["W:scaled:10:small".into(), "W:scaled:10:official".into()],
+        };
+        let p = Protocol::named("official").unwrap();
+        let from = |inputs: Inputs| search_from(&p.columns_for(&desc, inputs), &p, &desc, inputs);
+        // On a GPU the protocol's two trials come first; the suites and generated columns are the search.
+        assert_eq!(from(Inputs::Witness), 2);
+        // On the CPU the small suites are what the protocol's verdict is read from.
+        assert_eq!(from(Inputs::Witness.on(Backend::Cpu)), 1);
+        // Not a witness search: no search columns.
+        assert_eq!(from(Inputs::All), 4);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Sender;
+use std::time::Instant;
 
 use crate::protocol::{Event, Request};
 use crate::ExecError;
@@ -23,6 +24,10 @@ pub struct Heard {
     /// The id given at spawn: the engine maps it to a slot or to the spare pool.
     pub worker: u64,
     pub said: Said,
+    /// When the reader thread heard it: the engine times kernels from these instants, so a
+    /// line that waits in the channel (while a round's images are made) is not counted as
+    /// kernel time.
+    pub at: Instant,
 }
 
 pub struct WorkerProcess {
@@ -52,11 +57,11 @@ impl WorkerProcess {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 // A line that is not an event is the worker's bug; `Noise` shows it rather than drop it.
-                if events.send(Heard { worker, said: Said::Line(Event::parse(&line)) }).is_err() {
+                if events.send(Heard { worker, said: Said::Line(Event::parse(&line)), at: Instant::now() }).is_err() {
                     return;
                 }
             }
-            let _ = events.send(Heard { worker, said: Said::Gone });
+            let _ = events.send(Heard { worker, said: Said::Gone, at: Instant::now() });
         });
         Ok(WorkerProcess { child, stdin })
     }

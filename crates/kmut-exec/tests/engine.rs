@@ -84,6 +84,7 @@ fn setup(store: &mut Store, name: &str, ids: &[&str]) -> SubstratePlan {
         symbols: std::collections::BTreeMap::default(),
         original_variant: None,
         columns: (1..=3).map(|seed| Column { suite: "T0_original".into(), seed }).collect(),
+        search_from: 3,
         candidates: ids
             .iter()
             .map(|id| Candidate {
@@ -434,6 +435,100 @@ fn a_generated_column_past_the_ceiling_is_skipped_for_every_mutant() {
     let again = run(&mut store, &plans, cfg, 0);
     assert_eq!((again.evaluations, again.decided), (0, 2));
     assert!(!std::fs::read_to_string(&log).unwrap_or_default().contains("1000"), "the invalid column was prepared again");
+}
+
+/// A plan of `ids` whose first column is the protocol's (`T0_original` seed 1) and the next
+/// `n` generated ones: a witness search.
+fn search_plan(store: &mut Store, name: &str, ids: &[&str], n: usize) -> SubstratePlan {
+    let mut plan = setup(store, name, ids);
+    plan.columns.truncate(1);
+    for c in [3, 10, 100, 1000].iter().cycle().take(n).enumerate() {
+        plan.columns.push(Column { suite: format!("W:scaled:{}:small", c.1), seed: c.0 as u64 + 1 });
+    }
+    plan.search_from = 1;
+    plan
+}
+
+/// Every (mutant, suite, seed) evaluated, each at most once.
+fn cells(store: &Store, substrate: &str) -> Vec<(String, String, u64)> {
+    let mut v: Vec<_> = store.evaluations(substrate, TARGET).unwrap().into_iter().map(|e| (e.mutant, e.suite, e.seed)).collect();
+    let n = v.len();
+    v.sort();
+    v.dedup();
+    assert_eq!(v.len(), n, "a cell was evaluated twice: {v:?}");
+    v
+}
+
+#[test]
+fn a_witness_search_prepares_its_columns_side_by_side_and_drops_a_mutant_killed_on_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![search_plan(&mut store, "L1p1_x", &["late-a", "survive-b", "survive-c", "kill-d"], 4)];
+    let holdings = dir.path().join("holdings.log");
+    let mut cfg = config(dir.path(), true, 3);
+    cfg.validity_margin = Some(5e-3);
+    cfg.worker_command.extend(["--delay".into(), "0.2".into(), "--holdings".into(), holdings.display().to_string()]);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert_eq!(s.decided, 4, "{s:?}");
+    let cells = cells(&store, "L1p1_x");
+    let of = |id: &str| cells.iter().filter(|c| c.0 == id).count();
+    // Killed by the protocol's own column: never searched.
+    assert_eq!(of("kill-d"), 1);
+    // Survivors run on every column; the mutant killed in the search stops there: at most one
+    // evaluation per worker was in flight on it when its kill came.
+    assert_eq!((of("survive-b"), of("survive-c")), (5, 5));
+    assert!((2..=4).contains(&of("late-a")), "{cells:?}");
+    // Side by side: at some instant two workers held two different search columns (first-kill
+    // waves would hold at most one column of a substrate at a time).
+    let mut held: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+    let mut apart = false;
+    let mut lines: Vec<(f64, Vec<String>)> = std::fs::read_to_string(&holdings)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<String> = l.split_whitespace().map(str::to_owned).collect();
+            (f[0].parse().unwrap(), f)
+        })
+        .collect();
+    lines.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (_, f) in &lines {
+        if f[2] == "hold" {
+            held.insert(f[1].clone(), f[4].clone());
+        } else {
+            held.remove(&f[1]);
+        }
+        let search: std::collections::BTreeSet<&String> = held.values().filter(|c| c.starts_with("W:")).collect();
+        apart |= search.len() >= 2;
+    }
+    assert!(apart, "search columns were prepared one after another: {lines:?}");
+}
+
+#[test]
+fn overlapping_rounds_evaluate_each_cell_once_and_keep_first_kill_waves() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let ids = ["late-a", "survive-b", "kill-c", "survive-d", "late-e", "kill-f", "survive-g"];
+    let plans = vec![setup(&mut store, "L1p1_x", &ids)];
+    let mut cfg = config(dir.path(), true, 2);
+    cfg.round = Some(1);
+    cfg.deadline = Some(std::time::Instant::now() + Duration::from_secs(600));
+    cfg.worker_command.extend(["--delay".into(), "0.05".into()]);
+    // Each round's images take longer than an evaluation: the next round is made while the
+    // last one's evaluations are in flight, and their `end` lines wait in the channel meanwhile
+    // (heard late, they must not read as hung kernels: min_timeout is 0.7 s).
+    let mut images = Recorder { asked: Vec::new(), rounds: 0, cost: Duration::from_millis(900) };
+    let s = run_with_images(&mut store, &plans, cfg, &mut images);
+    assert_eq!((s.decided, s.timeouts), (ids.len(), 0), "{s:?}");
+    let cells = cells(&store, "L1p1_x");
+    let seeds = |id: &str| cells.iter().filter(|c| c.0 == id).map(|c| c.2).collect::<Vec<_>>();
+    for id in ids {
+        let want: Vec<u64> = match &id[..4] {
+            "kill" => vec![1],
+            "late" => vec![1, 2],
+            _ => vec![1, 2, 3],
+        };
+        assert_eq!(seeds(id), want, "{id}: a mutant joins column c + 1 only after surviving 0..=c");
+    }
 }
 
 /// Makes "images" by recording which candidates it was asked for, taking `cost` per round.

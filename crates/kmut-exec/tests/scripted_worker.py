@@ -44,7 +44,7 @@ parser.add_argument("--delay", type=float, default=0.0)
 parser.add_argument("--linger", type=float, default=0.0,
                     help="after stdin closes, stay alive this long (as a worker inside a hung kernel does)")
 parser.add_argument("--state", help="folder of markers shared by the workers of a run (what failed once)")
-parser.add_argument("--holdings", help="append '<time> <pid> hold <substrate>|drop' as columns are taken and dropped")
+parser.add_argument("--holdings", help="append '<time> <pid> hold <substrate> <suite>:<seed>|drop' as columns are taken and dropped")
 parser.add_argument("--device")
 parser.add_argument("--scratch")
 parser.add_argument("--backend")
@@ -113,7 +113,7 @@ def main():
                 continue
             holding("drop")
             column = (req["suite"], req["seed"])
-            holding(f"hold {name}")
+            holding(f"hold {name} {req['suite']}:{req['seed']}")
             if name.startswith("slowprep"):
                 time.sleep(3600)
             ms = 5000.0 if name.startswith("heavy") else 1.0

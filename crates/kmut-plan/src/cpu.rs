@@ -48,6 +48,7 @@ pub fn plan_cpu(compiled: &Compiled<'_>, protocol: &Protocol, inputs: Inputs, sa
         }
         let (candidates, mine) = candidates(&scopes, desc, &live, &current);
         variants.extend(mine);
+        let columns = protocol.columns_for(desc, inputs);
         plans.push(SubstratePlan {
             name: desc.name.clone(),
             level: desc.level,
@@ -56,7 +57,8 @@ pub fn plan_cpu(compiled: &Compiled<'_>, protocol: &Protocol, inputs: Inputs, sa
             original_id: current.original.clone().ok_or_else(|| PlanError::NoOriginal { substrate: desc.name.clone(), target: compiled.target.to_owned() })?,
             symbols: BTreeMap::new(),
             original_variant: Some(original.name.clone()),
-            columns: protocol.columns_for(desc, inputs),
+            search_from: kmut_exec::search_from(&columns, protocol, desc, inputs),
+            columns,
             candidates,
         });
         variants.push(original);

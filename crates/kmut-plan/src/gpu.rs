@@ -88,6 +88,7 @@ pub fn plan_gpu(compiled: &Compiled<'_>, images: &GpuImages<'_>, protocol: &Prot
             candidates.push(Candidate { id: m.id.clone(), family: m.family, image, image_id, scope, transform, variant: None, orders: vec![] });
             sources.push(source);
         }
+        let columns = protocol.columns_for(desc, inputs);
         plans.push(SubstratePlan {
             name: desc.name.clone(),
             level: desc.level,
@@ -96,7 +97,8 @@ pub fn plan_gpu(compiled: &Compiled<'_>, images: &GpuImages<'_>, protocol: &Prot
             original_id,
             symbols: BTreeMap::new(),
             original_variant: None,
-            columns: protocol.columns_for(desc, inputs),
+            search_from: kmut_exec::search_from(&columns, protocol, desc, inputs),
+            columns,
             candidates,
         });
         originals.push(original_source);

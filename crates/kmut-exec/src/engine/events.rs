@@ -12,7 +12,7 @@ use crate::worker::{Exit, WorkerProcess};
 use crate::ExecError;
 
 impl Engine<'_> {
-    pub(super) fn on_line(&mut self, i: usize, event: Event) -> Result<(), ExecError> {
+    pub(super) fn on_line(&mut self, i: usize, event: Event, at: Instant) -> Result<(), ExecError> {
         match (event, &self.slots[i].state) {
             (Event::Ready { backend, name, memory_total }, SlotState::Starting { .. }) => {
                 self.slots[i].failed_starts = 0;
@@ -69,18 +69,18 @@ impl Engine<'_> {
             }
             (Event::Begin, SlotState::Evaluating { .. }) => {
                 if let SlotState::Evaluating { running, .. } = &mut self.slots[i].state {
-                    *running = Some(Instant::now());
+                    *running = Some(at);
                 }
             }
             (Event::End, SlotState::Evaluating { .. }) => {
                 let runs = self.runs_of(i);
                 if let SlotState::Evaluating { running, spent, ends, ended, .. } = &mut self.slots[i].state {
                     if let Some(since) = running.take() {
-                        *spent += since.elapsed();
+                        *spent += at.saturating_duration_since(since);
                     }
                     *ends += 1;
                     if *ends >= runs {
-                        *ended = Some(Instant::now());
+                        *ended = Some(at);
                     }
                 }
             }

@@ -276,18 +276,22 @@ impl<'a> Engine<'a> {
                 self.summary.interrupted = true;
                 break Ok(());
             }
-            if self.units.is_empty() {
-                if taken >= order.len() {
-                    break Ok(());
-                }
-                if self.config.deadline.is_some_and(|d| Instant::now() >= d) {
-                    self.summary.budget_spent = true;
-                    break Ok(());
-                }
+            // The next round starts as soon as nothing of this one waits for a worker (only
+            // evaluations in flight are left), so a round's last long first-kill chains do not
+            // leave the other workers idle. After the deadline no round starts, and the taken
+            // ones run to their end: every mutant taken is fully evaluated.
+            let past_deadline = self.config.deadline.is_some_and(|d| Instant::now() >= d);
+            if taken < order.len() && !past_deadline && self.units.values().all(|u| u.pending.is_empty()) {
                 let size = self.next_round_size(taken, order.len() - taken);
                 result = self.start_round(&order[taken..taken + size]);
                 taken += size;
                 continue;
+            }
+            if self.units.is_empty() {
+                if taken < order.len() {
+                    self.summary.budget_spent = true;
+                }
+                break Ok(());
             }
             if let Err(e) = self.step() {
                 break Err(e);
@@ -325,6 +329,11 @@ impl<'a> Engine<'a> {
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => unreachable!("the engine holds a sender"),
         }
+        // Everything already said is heard before the watchdog looks: a kernel's `end` waiting
+        // in the channel (behind a round's compile) must not read as a hang.
+        while let Ok(heard) = self.rx.try_recv() {
+            self.hear(heard)?;
+        }
         self.watchdog()?;
         // Every result is stored as soon as it is heard: a kill -9 of the orchestrator loses
         // only the evaluations in flight (one short transaction each; SQLite's WAL keeps it cheap).
@@ -342,7 +351,7 @@ impl<'a> Engine<'a> {
         match (self.owners.get(&heard.worker).copied(), heard.said) {
             (None, _) => Ok(()), // a replaced worker's last words
             (Some(Owner::Slot(i)), Said::Gone) => self.on_gone(i),
-            (Some(Owner::Slot(i)), Said::Line(event)) => self.on_line(i, event),
+            (Some(Owner::Slot(i)), Said::Line(event)) => self.on_line(i, event, heard.at),
             (Some(Owner::Spare), said) => self.on_spare(heard.worker, &said),
         }
     }

@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::rounds::UnitKey;
+use super::rounds::{Unit, UnitKey};
 use super::Engine;
 use crate::memory::Need;
 use crate::protocol::{Event, Request, SubstrateRef};
@@ -180,10 +180,15 @@ impl Engine<'_> {
         }
         // Stay on the prepared column while it has work; otherwise take the unit with the most
         // pending work per worker already on it that fits in the device's memory.
+        if let Some(k) = self.slots[i].prepared {
+            self.drop_settled(k);
+        }
         let key = match self.slots[i].prepared {
             _ if retry.is_some() => retry.expect("checked"),
             Some(k) if self.units.get(&k).is_some_and(|u| !u.pending.is_empty()) => k,
             _ => {
+                // Choosing a column to prepare: none for mutants settled meanwhile.
+                self.prune_units();
                 let Some(k) = self.next_unit(i) else {
                     self.release_idle_for(i);
                     return;
@@ -215,8 +220,24 @@ impl Engine<'_> {
         }
     }
 
+    /// Drop from the front of `key`'s queue the mutants that no longer need it (a witness
+    /// search queues a mutant on many columns at once, and a kill on one settles it), closing
+    /// the unit when nothing is left.
+    fn drop_settled(&mut self, key: UnitKey) {
+        while let Some(&c) = self.units.get(&key).and_then(|u| u.pending.front()) {
+            if self.needs(key.sub, c, key.col) {
+                return;
+            }
+            self.units.get_mut(&key).expect("unit exists").pending.pop_front();
+        }
+        self.maybe_close(key);
+    }
+
     /// The unit slot `i` should prepare next: pending work, not being prepared by another
-    /// worker, and fitting in its device's memory beside what the other workers hold.
+    /// worker, and fitting in its device's memory beside what the other workers hold. Among
+    /// those, a column of the substrate the worker holds comes first (its weights and module
+    /// stay loaded), then the most pending work per worker already on it, then the earliest
+    /// column (the search's cheapest inputs first).
     pub(super) fn next_unit(&self, i: usize) -> Option<UnitKey> {
         let device = self.slots[i].device;
         let on = |k: &UnitKey| self.slots.iter().filter(|s| s.prepared == Some(*k)).count();
@@ -229,13 +250,13 @@ impl Engine<'_> {
             self.slots.iter().any(|s| matches!(s.state, SlotState::Preparing { unit, .. } if unit == *k || unmeasured && unit.sub == k.sub))
         };
         let others = self.held_by_others(i);
+        let held = self.slots[i].prepared.map(|k| k.sub);
+        let score = |k: &UnitKey, u: &Unit| (held == Some(k.sub), u.pending.len() * 1000 / (on(k) + 1));
         self.units
             .iter()
             .filter(|(k, u)| !u.pending.is_empty() && !preparing(k))
             .filter(|(k, _)| self.ledger.fits(device, self.need(**k), self.config.workers_per_device, others))
-            .max_by(|(a, ua), (b, ub)| {
-                (ua.pending.len() * 1000 / (on(a) + 1)).cmp(&(ub.pending.len() * 1000 / (on(b) + 1))).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col))
-            })
+            .max_by(|(a, ua), (b, ub)| score(a, ua).cmp(&score(b, ub)).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col)))
             .map(|(k, _)| *k)
     }
 

@@ -1,8 +1,12 @@
 //! Rounds and units: which mutants are taken now, on which columns. A round is a slice of
-//! the stratified order (all of it without a budget); within it each substrate's column is a
-//! *unit* of pending mutants, opened all at once (full matrix) or as first-kill waves (column
-//! `c + 1` gets only the survivors of `0..=c`). Also what counts as settled, and substrates
-//! that stop (failed, or set aside as too slow here).
+//! the stratified order (all of it without a budget); each substrate's column is a *unit* of
+//! pending mutants of the rounds taken so far, opened all at once (full matrix) or as
+//! first-kill waves (column `c + 1` gets only the survivors of `0..=c`). In a witness search
+//! the waves stop at the substrate's `search_from`: a mutant that survived the protocol's own
+//! columns is queued on every search column at once, so the columns are prepared side by side
+//! on all the workers instead of one after another, and a kill anywhere drops the mutant from
+//! the other queues (at most the evaluations already in flight are spent on it). Also what
+//! counts as settled, and substrates that stop (failed, or set aside as too slow here).
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::Instant;
@@ -86,9 +90,9 @@ impl Engine<'_> {
     /// Take `round` (a slice of the order): make the images of its mutants that still need an
     /// evaluation, then open their units.
     pub(super) fn start_round(&mut self, round: &[(usize, usize)]) -> Result<(), ExecError> {
-        for members in &mut self.round_members {
-            members.clear();
-        }
+        // Rounds overlap (the next starts while the last evaluations of this one are in
+        // flight), so members accumulate: a wave opened by an earlier round's unit takes this
+        // round's mutants too.
         for &(sub, cand) in round {
             if self.failed[sub].is_none() {
                 self.round_members[sub].push(cand);
@@ -114,25 +118,96 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// Open column `col` (or the next one with work) of `sub` for the round's mutants that need it.
+    /// Open column `col` (or the next one with work) of `sub` for the round's mutants that need
+    /// it; in a witness search's columns (`search_from` on), every one of them at once.
     pub(super) fn open_wave(&mut self, sub: usize, from: usize) {
-        for col in from..self.plans[sub].columns.len() {
-            if self.open_unit(sub, col) {
+        let len = self.plans[sub].columns.len();
+        let search_from = self.search_from(sub);
+        if from >= search_from {
+            for col in from..len {
+                self.open_unit(sub, col);
+            }
+            return;
+        }
+        for col in from..search_from {
+            // Queued here now, or this wave is open already (an earlier round's): it opens the next.
+            if self.open_unit(sub, col) || self.units.contains_key(&UnitKey { sub, col }) {
                 return;
             }
         }
+        if search_from < len {
+            self.open_wave(sub, search_from);
+        }
     }
 
+    /// Where `sub`'s columns stop being first-kill waves: its `search_from` in a witness search,
+    /// else past its last column.
+    fn search_from(&self, sub: usize) -> usize {
+        let plan = &self.plans[sub];
+        if self.config.validity_margin.is_some() {
+            plan.search_from.min(plan.columns.len())
+        } else {
+            plan.columns.len()
+        }
+    }
+
+    /// In first-kill mode a mutant joins a column's wave only once it survived every column
+    /// before it (the search's columns: every column before `search_from`); a column the
+    /// validity gate refused counts as passed.
+    fn ready(&self, sub: usize, cand: usize, col: usize) -> bool {
+        if !self.config.first_kill {
+            return true;
+        }
+        let upto = col.min(self.search_from(sub));
+        let st = &self.states[sub][cand];
+        (0..upto).all(|c| st.evaluated.contains(&c) || self.invalid.contains(&UnitKey { sub, col: c }))
+    }
+
+    /// Queue on column `col` of `sub` the members that need it and are not queued or in flight
+    /// there already; false when nothing was added.
     pub(super) fn open_unit(&mut self, sub: usize, col: usize) -> bool {
-        if self.invalid.contains(&UnitKey { sub, col }) {
+        let key = UnitKey { sub, col };
+        if self.invalid.contains(&key) {
             return false;
         }
-        let pending: VecDeque<usize> = self.round_members[sub].iter().copied().filter(|&c| self.needs(sub, c, col)).collect();
-        if pending.is_empty() {
+        let queued: BTreeSet<usize> = self.units.get(&key).map(|u| u.pending.iter().copied().collect()).unwrap_or_default();
+        let flying: BTreeSet<usize> = self.in_flight_on(key);
+        let add: Vec<usize> = self.round_members[sub]
+            .iter()
+            .copied()
+            .filter(|&c| self.needs(sub, c, col) && self.ready(sub, c, col) && !queued.contains(&c) && !flying.contains(&c))
+            .collect();
+        if add.is_empty() {
             return false;
         }
-        self.units.insert(UnitKey { sub, col }, Unit { pending, in_flight: 0 });
+        self.units.entry(key).or_insert_with(|| Unit { pending: VecDeque::new(), in_flight: 0 }).pending.extend(add);
         true
+    }
+
+    /// Candidates being evaluated on `key` right now.
+    fn in_flight_on(&self, key: UnitKey) -> BTreeSet<usize> {
+        self.slots
+            .iter()
+            .filter_map(|s| match s.state {
+                super::pool::SlotState::Evaluating { unit, cand, .. } if unit == key => Some(cand),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Drop from every queue the mutants that no longer need their column (killed on another
+    /// column of a witness search meanwhile), and close the units left with nothing: a worker
+    /// must never prepare a column for mutants that are settled.
+    pub(super) fn prune_units(&mut self) {
+        let keys: Vec<UnitKey> = self.units.keys().copied().collect();
+        for key in keys {
+            let states = &self.states[key.sub];
+            let first_kill = self.config.first_kill;
+            if let Some(u) = self.units.get_mut(&key) {
+                u.pending.retain(|&c| !(states[c].evaluated.contains(&key.col) || first_kill && states[c].killed));
+            }
+            self.maybe_close(key);
+        }
     }
 
     /// A unit with nothing pending or in flight is closed; in first-kill mode the next wave opens.
