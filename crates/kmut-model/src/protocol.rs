@@ -727,13 +727,11 @@ mod tests {
                 "T1_small:7",
                 "T2_big:3",
                 "W:scaled:10:small:1",
-                "W:scaled:10:small:2",
-                "W:scaled:10:official:1",
-                "W:scaled:10:official:2"
+                "W:scaled:10:official:1"
             ]
         );
         let cpu = names(&p.columns_for(&d, Inputs::Witness.on(Backend::Cpu)));
-        assert_eq!(cpu, ["T1_small:7", "W:scaled:10:small:1", "W:scaled:10:small:2"]);
+        assert_eq!(cpu, ["T1_small:7", "W:scaled:10:small:1"]);
     }
 
     #[test]

@@ -329,7 +329,7 @@ fn over_witnessed_mutants_an_input_past_the_ceiling_never_witnesses() {
         cells.push(cell("ceil", "W:scaled:1000:small", seed, Some(0.5))); // killed only past the ceiling
         cells.push(cell("none", "W:boundary:1:n=257", seed, Some(1e-6)));
     }
-    cells.push(cell("half", "W:boundary:1:n=257", 1, Some(1e-6))); // the search stopped midway
+    // "half": the search stopped midway (its suites run, the valid generated column not yet).
     f.store.put_evaluations(&cells, f.run).unwrap();
     let mut o = options("official", 1e-2, Inputs::Protocol);
     o.denominator = Denominator::Witnessed;
