@@ -488,13 +488,20 @@ class Gate:
                         inputs64 = [t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in inputs]
                         with torch.no_grad():
                             r64 = f["ref"](inputs64, torch)
-                        # .double() on both: an integer output (argmax) stays integer in fp64 too.
-                        ok64 = bool(torch.allclose(r64.double(), r.double(), atol=atol, rtol=rtol))
+                        del inputs64
+                        # tau* is measured in chunks (kmut.compare): allclose over whole fp64
+                        # copies needed four more tensors of 2^31 elements, which an 8 GiB
+                        # output (L1p38) cannot have beside its fp64 inputs on a 141 GB GPU.
                         tau64 = tau_star(r64, r)
+                        if atol == rtol:
+                            ok64 = tau64 <= atol
+                        else:
+                            # .double() on both: an integer output (argmax) stays integer in fp64 too.
+                            ok64 = bool(torch.allclose(r64.double(), r.double(), atol=atol, rtol=rtol))
                         fp64_data.append({"suite": s.name, "tau_ref": tau64, "ok": ok64})
                         if not ok64:
                             (unrefereeable if s.name == "T0_original" else over_ceiling).append(f"{s.name} (tau* {tau64:.3g})")
-                        del inputs64, r64
+                        del r64
                     del inputs, r
                     torch.cuda.empty_cache()
                 suites_data.append(row)
