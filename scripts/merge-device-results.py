@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fold what a device run added (a results.sqlite.gz of scripts/device-check.sh: runs, evaluations,
-baselines, ceiling points and ceilings, and where present the substrates, mutants, compilations
+baselines, ceiling points and ceilings, per-step layouts and errors, and where present the substrates, mutants, compilations
 and classes it made) into the local store that was carried there. Substrates and mutants are only
 added, never replaced (a replaced substrate row would take its mutants with it); every other row is
 inserted or replaced by primary key, so the device's compile records (its NVRTC's image hashes,
@@ -29,7 +29,7 @@ def main() -> int:
         db = sqlite3.connect(store)
         db.execute("ATTACH ? AS dev", (tmp.name,))
         counts = {}
-        for table in ("substrates", "mutants", "runs", "compilations", "classes", "evaluations", "baselines", "ceiling_points", "ceilings"):
+        for table in ("substrates", "mutants", "runs", "compilations", "classes", "evaluations", "baselines", "ceiling_points", "ceilings", "step_layouts", "step_errors"):
             cols = [r[1] for r in db.execute(f"PRAGMA dev.table_info({table})")]
             if not cols:
                 continue
