@@ -719,17 +719,7 @@ mod tests {
         // The witness search: every suite, then the generated columns (at small sizes only on the CPU).
         d.generated = vec!["W:scaled:10:small".into(), "W:scaled:10:official".into()];
         let w = names(&p.columns_for(&d, Inputs::Witness));
-        assert_eq!(
-            w,
-            [
-                "T0_original:1",
-                "T0_original:2",
-                "T1_small:7",
-                "T2_big:3",
-                "W:scaled:10:small:1",
-                "W:scaled:10:official:1"
-            ]
-        );
+        assert_eq!(w, ["T0_original:1", "T0_original:2", "T1_small:7", "T2_big:3", "W:scaled:10:small:1", "W:scaled:10:official:1"]);
         let cpu = names(&p.columns_for(&d, Inputs::Witness.on(Backend::Cpu)));
         assert_eq!(cpu, ["T1_small:7", "W:scaled:10:small:1"]);
     }

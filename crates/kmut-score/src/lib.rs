@@ -427,7 +427,15 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
             let (v, witness) = witnessed(verdict(mine, &decisive, tolerance, options.timeouts), search.as_ref(), mine, tolerance, options.timeouts);
             let canary = mine.iter().any(|e| e.canary && decisive.iter().any(|c| c.suite == e.suite && c.seed == e.seed));
             let fidelity = if backend == Backend::Cpu { cpu_fidelity(m.family, &m.rule) } else { CpuFidelity::Comparable };
-            verdicts.push(MutantVerdict { substrate: d.name.clone(), mutant: m.id.clone(), family: m.family, verdict: v.clone(), witness, out_of_bounds: canary, fidelity });
+            verdicts.push(MutantVerdict {
+                substrate: d.name.clone(),
+                mutant: m.id.clone(),
+                family: m.family,
+                verdict: v.clone(),
+                witness,
+                out_of_bounds: canary,
+                fidelity,
+            });
             if backend == Backend::Cpu && apart.take(&d.name, m, &v, canary, mine, tolerance) {
                 continue;
             }
