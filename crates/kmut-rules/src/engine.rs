@@ -38,6 +38,7 @@ pub fn mutate(desc: &SubstrateDescription, rules: &[&Rule]) -> Result<SubstrateM
     let functions = src.functions();
     let reach = reaching_kernels(&functions);
 
+    let lines = SourceLines::new(&desc.cuda);
     let mut mutants = Vec::new();
     let mut seen: HashSet<(String, usize, usize, String)> = HashSet::new();
     for func in functions.iter().filter(|f| !f.has_error) {
@@ -52,7 +53,7 @@ pub fn mutate(desc: &SubstrateDescription, rules: &[&Rule]) -> Result<SubstrateM
                 if original == site.text || !seen.insert((rule.id.to_owned(), site.start, site.end, site.text.clone())) {
                     continue;
                 }
-                mutants.push(source_mutant(desc, &src, rule, &func.name, &layers, depth, offset, &site));
+                mutants.push(source_mutant(desc, &src, &lines, rule, &func.name, &layers, depth, offset, &site));
             }
         }
     }
@@ -77,6 +78,7 @@ pub fn mutate(desc: &SubstrateDescription, rules: &[&Rule]) -> Result<SubstrateM
 fn source_mutant(
     desc: &SubstrateDescription,
     src: &CudaSource,
+    lines: &SourceLines<'_>,
     rule: &Rule,
     function: &str,
     layers: &[usize],
@@ -91,7 +93,7 @@ fn source_mutant(
         }
     }
     let (line, col) = src.lines.line_col(site.start);
-    let diff = unified_diff(&desc.name, &desc.cuda, &edits);
+    let diff = unified_diff(&desc.name, lines, &edits);
     let layer = layers.first().copied();
     Mutant {
         id: mutant_id(&desc.name, rule.id, &format!("{}:{}:{}", site.start, site.end, site.text)),
@@ -187,12 +189,44 @@ fn serde_json_like(t: &LaunchTransform) -> String {
     }
 }
 
-/// A unified diff of `edits` against `source`, one hunk per edit, two lines of context.
-/// Computed from the edits directly: no whole-file diff per mutant.
-fn unified_diff(name: &str, source: &str, edits: &[Edit]) -> String {
+/// A source split into lines once per substrate, with each line's first byte: a diff per mutant
+/// then costs its hunk, not the file (splitting the whole source for each of a network's
+/// thousands of mutants was most of a compile stage that had nothing to compile).
+struct SourceLines<'s> {
+    lines: Vec<&'s str>,
+    starts: Vec<usize>,
+}
+
+impl<'s> SourceLines<'s> {
+    fn new(source: &'s str) -> SourceLines<'s> {
+        let lines: Vec<&str> = source.split_inclusive('\n').collect();
+        let mut starts = Vec::with_capacity(lines.len() + 1);
+        let mut at = 0;
+        for l in &lines {
+            starts.push(at);
+            at += l.len();
+        }
+        if source.ends_with('\n') {
+            starts.push(at); // the empty line after the last newline
+        }
+        SourceLines { lines, starts }
+    }
+
+    /// The 0-based line holding `byte` (the number of newlines before it).
+    fn line_of(&self, byte: usize) -> usize {
+        match self.starts.binary_search(&byte) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        }
+    }
+}
+
+/// A unified diff of `edits` against the source of `src_lines`, one hunk per edit, two lines of
+/// context. Computed from the edits directly: no whole-file diff per mutant.
+fn unified_diff(name: &str, src_lines: &SourceLines<'_>, edits: &[Edit]) -> String {
     const CONTEXT: usize = 2;
-    let lines: Vec<&str> = source.split_inclusive('\n').collect();
-    let line_of = |byte: usize| source[..byte].matches('\n').count();
+    let lines = &src_lines.lines;
+    let line_of = |byte: usize| src_lines.line_of(byte);
     let mut sorted: Vec<&Edit> = edits.iter().collect();
     sorted.sort_by_key(|e| e.start);
     let mut out = format!("--- a/{name}.cu\n+++ b/{name}.cu\n");
@@ -203,7 +237,7 @@ fn unified_diff(name: &str, source: &str, edits: &[Edit]) -> String {
         let last = last.max(first);
         let lo = first.saturating_sub(CONTEXT);
         let hi = (last + CONTEXT).min(lines.len().saturating_sub(1));
-        let line_start: usize = lines[..first].iter().map(|l| l.len()).sum();
+        let line_start: usize = src_lines.starts[first.min(lines.len())];
         let old: String = lines[first..=last.min(lines.len() - 1)].concat();
         let new = format!("{}{}{}", &old[..e.start - line_start], e.text, &old[(e.end - line_start).min(old.len())..]);
         let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
@@ -234,4 +268,22 @@ fn unified_diff(name: &str, source: &str, edits: &[Edit]) -> String {
         shift += new_lines.len() as isize - old_lines.len() as isize;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceLines;
+
+    #[test]
+    fn line_of_counts_the_newlines_before_every_byte() {
+        for source in ["a\nbb\n\nccc", "x\n", "", "\n\n", "one line", "k(){\n  x = 1;\n}\n"] {
+            let lines = SourceLines::new(source);
+            for b in 0..=source.len() {
+                assert_eq!(lines.line_of(b), source[..b].matches('\n').count(), "{source:?} at byte {b}");
+            }
+            for (i, l) in lines.lines.iter().enumerate() {
+                assert_eq!(&source[lines.starts[i]..lines.starts[i] + l.len()], *l);
+            }
+        }
+    }
 }

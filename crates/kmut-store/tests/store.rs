@@ -267,3 +267,26 @@ fn a_version_3_store_gains_stale_flags_and_baseline_images_and_keeps_its_rows() 
     let old = &store.baselines("L1p1_x", "t").unwrap()[0];
     assert_eq!((old.image.as_deref(), old.peak_bytes), (None, None), "an old baseline matches no current original");
 }
+
+#[test]
+fn generating_the_same_mutants_again_writes_nothing_and_a_changed_body_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sqlite");
+    let mut store = Store::open(&path).unwrap();
+    store.put_substrate(&desc(), "h").unwrap();
+    store.put_mutants("L1p1_x", &[mutant("a"), mutant("b")]).unwrap();
+    // Another connection sees `data_version` change only when a commit changed the file.
+    let other = rusqlite::Connection::open(&path).unwrap();
+    let version = || other.query_row("PRAGMA data_version", [], |r| r.get::<_, i64>(0)).unwrap();
+    let before = version();
+    assert_eq!(store.put_mutants("L1p1_x", &[mutant("a"), mutant("b")]).unwrap(), 0);
+    assert_eq!(version(), before, "an unchanged generation rewrote the mutants");
+    // The same ids with a moved line (the file changed around the CUDA): the body is rewritten.
+    let mut moved = mutant("b");
+    moved.line += 3;
+    assert_eq!(store.put_mutants("L1p1_x", &[mutant("a"), moved.clone()]).unwrap(), 0);
+    assert_ne!(version(), before);
+    assert_eq!(store.mutants("L1p1_x").unwrap(), vec![mutant("a"), moved]);
+    // A subset is a change too: "a" alone marks "b" stale.
+    assert_eq!(store.put_mutants("L1p1_x", &[mutant("a")]).unwrap(), 1);
+}
