@@ -110,3 +110,56 @@ fn draw(
     }
     Ok(())
 }
+
+const ERROR_LOW: f64 = 1e-10;
+const ERROR_HIGH: f64 = 1e3;
+
+/// One line of a [`curves`] chart: its name and its points (x, y), drawn in colour `k`.
+pub struct Curve {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Lines of errors against steps after the fault, the error on a log scale clamped to
+/// [1e-10, 1e3] (an infinite or NaN error is drawn at the top). The legend is the page's.
+pub fn curves(title: &str, x_desc: &str, y_desc: &str, lines: &[Curve]) -> Result<String, ReportError> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (760, 420)).into_drawing_area();
+        draw_curves(&root, title, x_desc, y_desc, lines).map_err(|e| ReportError::Chart(title.to_owned(), e.to_string()))?;
+        root.present().map_err(|e| ReportError::Chart(title.to_owned(), e.to_string()))?;
+    }
+    Ok(svg)
+}
+
+fn draw_curves(
+    root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    lines: &[Curve],
+) -> Result<(), Box<dyn std::error::Error>> {
+    root.fill(&WHITE)?;
+    let max_x = lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)).fold(1.0, f64::max);
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 16))
+        .margin(8)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..max_x, (ERROR_LOW..ERROR_HIGH).log_scale())?;
+    chart
+        .configure_mesh()
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 13))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .y_label_formatter(&|v| format!("{v:.0e}"))
+        .draw()?;
+    for (k, line) in lines.iter().enumerate() {
+        let colour = COLOURS[k % COLOURS.len()];
+        let points: Vec<(f64, f64)> = line.points.iter().map(|&(x, y)| (x, if y.is_nan() { ERROR_HIGH } else { y.clamp(ERROR_LOW, ERROR_HIGH) })).collect();
+        chart.draw_series(std::iter::once(PathElement::new(points.clone(), colour.stroke_width(2))))?;
+        chart.draw_series(points.into_iter().map(|p| Circle::new(p, 3, colour.filled())))?;
+    }
+    Ok(())
+}
