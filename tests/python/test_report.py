@@ -329,7 +329,7 @@ def test_every_page_renders_in_headless_chromium_with_no_console_message_and_no_
         assert complaints(rep.resolve().as_uri(), events) == [], page
         if page.name == "index.html":
             svgs = browser.call("Runtime.evaluate", session, expression="document.querySelectorAll('figure.chart svg').length")["result"]["value"]
-            assert svgs == 2, "the level and family charts are drawn"
+            assert svgs == 3, "the level and family charts and the budget curve are drawn"
             shot = browser.call("Page.captureScreenshot", session, format="png", captureBeyondViewport=True)["data"]
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             (ARTIFACTS / "overview.png").write_bytes(base64.b64decode(shot))
