@@ -105,11 +105,15 @@ fn spread_row(name: String, s: &Spread, erased: Option<f64>) -> SpreadRow {
     SpreadRow { name, n: s.n, q1: num(s.q1), median: num(s.median), q3: num(s.q3), infinite: s.infinite, erased: erased.map(|e| format!("{:.1}%", 100.0 * e)) }
 }
 
-/// The curve's rows: every distance up to 8, then every fourth and the last, as `kmut depth`
-/// prints them (long networks stay readable; `kmut depth --json` has every point).
+/// The curve's rows: every distance up to 8, every fourth up to 64, then the powers of two and
+/// the last (a recurrent network has thousands of steps; `kmut depth --json` has every point).
 fn curve_rows(curve: &[CurvePoint]) -> Vec<SpreadRow> {
     let last = curve.last().map_or(0, |p| p.distance);
-    curve.iter().filter(|p| p.distance <= 8 || p.distance % 4 == 0 || p.distance == last).map(|p| spread_row(p.distance.to_string(), &p.spread, None)).collect()
+    curve
+        .iter()
+        .filter(|p| p.distance <= 8 || (p.distance <= 64 && p.distance % 4 == 0) || p.distance.is_power_of_two() || p.distance == last)
+        .map(|p| spread_row(p.distance.to_string(), &p.spread, None))
+        .collect()
 }
 
 fn view(d: &Depth) -> Result<View, ReportError> {
@@ -165,10 +169,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_curve_table_keeps_every_distance_to_8_then_every_fourth_and_the_last() {
-        let curve: Vec<CurvePoint> = (0..=13).map(|distance| CurvePoint { distance, spread: kmut_depth::quantiles(&mut [1e-3, 2e-3]) }).collect();
+    fn the_curve_table_keeps_every_distance_to_8_every_fourth_to_64_then_powers_of_two_and_the_last() {
+        let curve: Vec<CurvePoint> = (0..=300).map(|distance| CurvePoint { distance, spread: kmut_depth::quantiles(&mut [1e-3, 2e-3]) }).collect();
         let names: Vec<String> = curve_rows(&curve).into_iter().map(|r| r.name).collect();
-        assert_eq!(names, ["0", "1", "2", "3", "4", "5", "6", "7", "8", "12", "13"]);
+        let mut want: Vec<String> = (0..=8).chain((12..=64).step_by(4)).chain([128, 256, 300]).map(|d| d.to_string()).collect();
+        assert_eq!(names, want);
+        want.truncate(3);
+        assert_eq!(curve_rows(&curve[..3]).into_iter().map(|r| r.name).collect::<Vec<_>>(), want, "a short curve keeps every point");
         assert_eq!(num(f64::INFINITY), "inf");
         assert_eq!(num(f64::NAN), "-");
     }
