@@ -10,6 +10,7 @@ import fcntl
 import html.parser
 import json
 import os
+import re
 import select
 import shutil
 import sqlite3
@@ -23,6 +24,7 @@ import pytest
 from .conftest import REPORTS, ROOT, kmut_command
 
 DEMO = ROOT / "tests" / "fixtures" / "L1p19_witness_demo.py"
+PIPELINE = ROOT / "tests" / "fixtures" / "L3p1_depth_demo.py"
 SCHEMA = ROOT / "crates" / "kmut-report" / "schema" / "mutation-testing-report-schema.json"
 ARTIFACTS = ROOT / "target" / "test-artifacts" / "report"
 RULES = ["--rules", "arith-*", "--rules", "launch-cdiv-floor", "--rules", "semantic-float-gt-to-ge"]
@@ -64,10 +66,11 @@ def test_the_folder_holds_every_page_report_and_table_and_the_summary_says_so(re
         assert (rep / "tables" / f"{t}.csv").is_file() and (rep / "tables" / f"{t}.parquet").is_file(), t
     line = out.stdout.splitlines()[0]
     assert line.startswith("report: 1 substrates, 32 mutants; official miss rate "), line
-    assert "2 pages, 2 JSON reports, 6 tables" in line and "not measured yet: Protocol audit, Suite synthesis, Depth and propagation" in line
+    assert "2 pages, 2 JSON reports, 6 tables" in line and line.endswith("; not measured yet: Depth and propagation"), line
     assert out.stdout.splitlines()[1] == f"open file://{(rep / 'index.html').resolve()}"
     index = (rep / "index.html").read_text()
-    assert index.count('class="not-measured"') == 3, "the audit, synthesis and depth sections say they are not measured"
+    assert index.count('class="not-measured"') == 1, "only the depth section (no pipeline substrate in the demo) is not measured"
+    assert "no pipeline substrate" in section(rep, "depth") and "`kmut run`" in section(rep, "depth")
 
 
 def test_a_folder_that_is_not_a_report_is_never_overwritten(report, tmp_path):
@@ -326,7 +329,7 @@ def test_every_page_renders_in_headless_chromium_with_no_console_message_and_no_
         assert complaints(rep.resolve().as_uri(), events) == [], page
         if page.name == "index.html":
             svgs = browser.call("Runtime.evaluate", session, expression="document.querySelectorAll('figure.chart svg').length")["result"]["value"]
-            assert svgs == 2, "the level and family charts are drawn"
+            assert svgs == 3, "the level and family charts and the budget curve are drawn"
             shot = browser.call("Page.captureScreenshot", session, format="png", captureBeyondViewport=True)["data"]
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             (ARTIFACTS / "overview.png").write_bytes(base64.b64decode(shot))
@@ -352,3 +355,143 @@ def test_the_filters_show_exactly_the_mutants_of_a_family_and_verdict(report, br
         text, ids = shown(protocol, verdict, family)
         want = {i for i, a in found.items() if (not verdict or a[f"data-v{protocol}"] == verdict) and (not family or a["data-family"] == family)}
         assert set(ids) == want and text == f"{len(want)} of 32 mutants shown", (protocol, verdict, family, text)
+
+
+def section(rep, name):
+    """The HTML inside the overview's `<section id=name>`."""
+    text = (rep / "index.html").read_text()
+    start = text.index(f'<section id="{name}">')
+    return text[start:text.index("</section>", start)]
+
+
+class TableRows(html.parser.HTMLParser):
+    """The body rows of the `<table>` whose class list holds `cls`, as lists of cell texts."""
+
+    def __init__(self, cls):
+        super().__init__(convert_charrefs=True)
+        self.cls, self.inside, self.row, self.cell, self.rows = cls, False, None, None, []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table" and self.cls in (dict(attrs).get("class") or "").split():
+            self.inside = True
+        elif self.inside and tag == "tr":
+            self.row = []
+        elif self.inside and tag == "td" and self.row is not None:
+            self.cell = ""
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+    def handle_endtag(self, tag):
+        if not self.inside:
+            return
+        if tag == "td" and self.row is not None:
+            self.row.append(self.cell.strip())
+            self.cell = None
+        elif tag == "tr":
+            if self.row:
+                self.rows.append(self.row)
+            self.row = None
+        elif tag == "table":
+            self.inside = False
+
+
+def table_rows(fragment, cls):
+    p = TableRows(cls)
+    p.feed(fragment)
+    return p.rows
+
+
+def text_of(fragment):
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+def synth_rate(r):
+    """A `kmut_synth` rate as the report (and `kmut synth`) prints it."""
+    if r["rate"] is None:
+        return "no witnessed mutant"
+    p, u, (lo, hi) = 100 * r["rate"], 100 * r["upper"], r["interval"]
+    if r["detected"]["known"] == r["detected"]["possible"]:
+        return f"{p:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"{p:.1f} to {u:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def test_the_synthesis_section_shows_kmut_synths_budget_curve_as_a_table_and_a_plot(report):
+    store, rep, _ = report
+    s = json.loads(kmut("synth", "--store", str(store), "--backend", "cpu", "--json", timeout=300).stdout)
+    assert s["totals"]["witnessed"] > 0 and s["budgets"] == [1, 2, 3, 4, 5, 6]
+    sec = section(rep, "synthesis")
+    assert 'class="not-measured"' not in sec and sec.count("<svg") == 1
+    got = table_rows(sec, "budget-curve")
+    want = [["official trials", synth_rate(s["official_full"]), synth_rate(s["official_held_out"])]]
+    want += [[str(p["budget"]), synth_rate(p["full"]), synth_rate(p["held_out"])] for p in s["curve"]]
+    assert [[r[0], r[1], r[3]] for r in got] == want
+    assert [r[2] for r in got][1:] == [f"{p['full']['detected']['known']} / {p['full']['detected']['total']}" for p in s["curve"]]
+    # The demo's witness search is first-kill: missing cells, said so in the section.
+    assert s["totals"]["missing_cells"] > 0 and s["warnings"]
+    for w in s["warnings"]:
+        assert f"Warning: {w}" in text_of(sec), w
+
+
+def audit_rate(r):
+    if r["exact"]:
+        return f"{100 * r['rate']:.1f}%"
+    return f"{100 * r['rate']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}]"
+
+
+def test_the_audit_section_is_kmut_audit_no_run_of_the_reports_protocols(report, tmp_path):
+    store, rep, _ = report
+    a = json.loads(kmut("audit", "official", "head", "--no-run", "--backend", "cpu", "--store", str(store), "--json", timeout=300).stdout)
+    assert a["population"]["unified"] > 0
+    sec = section(rep, "audit")
+    assert 'class="not-measured"' not in sec
+    got = table_rows(sec, "audit-rates")
+    want = [
+        [r["protocol"], r["comparison"], f"{r['overall']['detected']} / {r['overall']['mutants']}", audit_rate(r["overall"]),
+         f"{r['false_kill_columns']} / {r['false_kill_problems']}", str(r["dropped_columns"])]
+        for r in a["rates"]
+    ]
+    assert got == want
+    assert f"the {a['population']['unified']} mutants of 1 substrates" in text_of(sec)
+    for w in a["warnings"]:
+        assert f"Warning: {w}" in text_of(sec), w
+    # With one protocol there is nothing to compare: not measured, and it says what to pass.
+    kmut("report", "--store", str(store), "--out", str(tmp_path / "one"), "--protocol", "official", timeout=300)
+    one = section(tmp_path / "one", "audit")
+    assert 'class="not-measured"' in one and "pass `--protocol` twice or more" in one
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    """The depth demo (a four-step network) run on the CPU backend with every step's error, and
+    reported beside robust-kbench, whose inputs were never run there."""
+    tmp = tmp_path_factory.mktemp("pipeline")
+    store = tmp / "d.sqlite"
+    kmut("run", str(PIPELINE), "--backend", "cpu", "--full-matrix", "--rules", "semantic-constant-scale-10pct", "--rules", "arith-negate-store",
+         "--rules", "launch-*", "--store", str(store), "--cache", str(tmp / "cache"), "--cpu-workers", "2")
+    out = kmut("report", "--store", str(store), "--out", str(tmp / "rep"), "--protocol", "official", "--protocol", "robust-kbench", timeout=300)
+    return store, tmp / "rep", out
+
+
+def test_the_depth_section_shows_kmut_depths_quartiles_and_propagation_curve(pipeline):
+    store, rep, out = pipeline
+    d = json.loads(kmut("depth", "--store", str(store), "--backend", "cpu", "--json", timeout=300).stdout)
+    sec = section(rep, "depth")
+    assert 'class="not-measured"' not in sec and sec.count("<svg") == 1
+    quartiles = table_rows(sec, "depth-quartiles")
+    assert [r[:5] for r in quartiles] == [[g["name"], str(g["live"]), str(g["evaluated"]), str(g["survived"]), str(g["undecided"])] for g in d["quartiles"]]
+    assert sum(g["live"] for g in d["quartiles"]) > 0 and [r[0] for r in quartiles] == ["Q1", "Q2", "Q3", "Q4"]
+    curve = table_rows(sec, "depth-propagation")
+    assert d["curves_from"] > 0 and [int(r[0]) for r in curve] == [p["distance"] for p in d["propagation"]]
+    assert [int(r[1]) for r in curve] == [p["n"] for p in d["propagation"]]
+    assert [r[0] for r in table_rows(sec, "depth-gains")] == [k["kind"] for k in d["by_kind"]]
+    assert f"{d['masking']['masked']} of {d['masking']['with_steps']} survivors" in text_of(sec)
+
+
+def test_the_audit_is_not_measured_while_only_one_protocol_has_cells_and_says_what_to_run(pipeline):
+    _, rep, out = pipeline
+    assert out.stdout.splitlines()[0].endswith("; not measured yet: Protocol audit"), out.stdout
+    sec = section(rep, "audit")
+    assert 'class="not-measured"' in sec and "audit-rates" not in sec
+    assert "No witnessed mutant is decided under every protocol" in text_of(sec) and "run `kmut audit official robust-kbench`" in text_of(sec)

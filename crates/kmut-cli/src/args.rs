@@ -206,8 +206,9 @@ pub enum Command {
     /// Write a report of the store: an HTML folder to browse, Stryker JSON, CSV and Parquet tables.
     ///
     /// Nothing is run. Into --out (default kmut-report/): index.html (miss rates by protocol,
-    /// level and family with their 95% intervals, SVG charts, and sections not measured yet
-    /// saying so) and substrates/NAME.html (kernels, inputs, every mutant with its rule, family,
+    /// level and family with their 95% intervals, SVG charts; the audit, the synthesis budget
+    /// curve and the depth analysis, each saying what to run where not measured yet) and
+    /// substrates/NAME.html (kernels, inputs, every mutant with its rule, family,
     /// layer, diff, verdict under each protocol, witness, and its result on every input,
     /// filterable by family and verdict); json/mutation-testing-report.PROTOCOL.json (Stryker's
     /// mutation-testing-report schema, kmut's facts in its extension points); tables/ with the

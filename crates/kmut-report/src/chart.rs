@@ -110,3 +110,102 @@ fn draw(
     }
     Ok(())
 }
+
+const ERROR_LOW: f64 = 1e-10;
+const ERROR_HIGH: f64 = 1e3;
+
+/// One line of a [`curves`] chart: its name and its points (x, y), drawn in colour `k`.
+pub struct Curve {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Past this many steps the x axis is logarithmic (of j - k + 1), so a recurrent network's
+/// thousands of steps do not squeeze the first few, where most faults are, into one pixel.
+const LINEAR_UP_TO: f64 = 64.0;
+/// Past this many points a line is drawn without a dot per point.
+const DOTS_UP_TO: usize = 64;
+
+/// Lines of errors against steps after the fault (`x`: j - k), the error on a log scale clamped
+/// to [1e-10, 1e3] (an infinite or NaN error is drawn at the top). The legend is the page's.
+pub fn curves(title: &str, x_desc: &str, y_desc: &str, lines: &[Curve]) -> Result<String, ReportError> {
+    let max_x = lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)).fold(1.0, f64::max);
+    let lines: Vec<Curve> = lines
+        .iter()
+        .map(|l| Curve {
+            name: l.name.clone(),
+            points: l.points.iter().map(|&(x, y)| (x, if y.is_nan() { ERROR_HIGH } else { y.clamp(ERROR_LOW, ERROR_HIGH) })).collect(),
+        })
+        .collect();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (760, 420)).into_drawing_area();
+        let fail = |e: Box<dyn std::error::Error>| ReportError::Chart(title.to_owned(), e.to_string());
+        if max_x <= LINEAR_UP_TO {
+            draw_curves(&root, title, (x_desc, y_desc), 0f64..max_x, |x| x, &lines).map_err(fail)?;
+        } else {
+            let x_desc = format!("{x_desc} + 1, log scale");
+            draw_curves(&root, title, (&x_desc, y_desc), (1f64..max_x + 1.0).log_scale(), |x| x + 1.0, &lines).map_err(fail)?;
+        }
+        root.present().map_err(|e| ReportError::Chart(title.to_owned(), e.to_string()))?;
+    }
+    Ok(svg)
+}
+
+fn draw_curves<X>(
+    root: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    title: &str,
+    (x_desc, y_desc): (&str, &str),
+    x_range: X,
+    x_of: impl Fn(f64) -> f64,
+    lines: &[Curve],
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+    X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+{
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 16))
+        .margin(8)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(x_range, (ERROR_LOW..ERROR_HIGH).log_scale())?;
+    chart
+        .configure_mesh()
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 13))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .y_label_formatter(&|v| format!("{v:.0e}"))
+        .draw()?;
+    for (k, line) in lines.iter().enumerate() {
+        let colour = COLOURS[k % COLOURS.len()];
+        let points: Vec<(f64, f64)> = line.points.iter().map(|&(x, y)| (x_of(x), y)).collect();
+        chart.draw_series(std::iter::once(PathElement::new(points.clone(), colour.stroke_width(2))))?;
+        if points.len() <= DOTS_UP_TO {
+            chart.draw_series(points.into_iter().map(|p| Circle::new(p, 3, colour.filled())))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(n: usize) -> Vec<Curve> {
+        vec![Curve { name: "median".into(), points: (0..n).map(|d| (d as f64, if d == 1 { f64::INFINITY } else { 1e-3 })).collect() }]
+    }
+
+    #[test]
+    fn a_short_curve_is_linear_with_dots_and_a_long_one_logarithmic_without() {
+        let short = curves("t", "j - k", "error", &line(4)).unwrap();
+        assert_eq!(short.matches("<circle").count(), 4, "a dot per point");
+        assert!(!short.contains("log scale"));
+        let long = curves("t", "j - k", "error", &line(5000)).unwrap();
+        assert_eq!(long.matches("<circle").count(), 0, "thousands of points: the line alone");
+        assert!(long.contains("j - k + 1, log scale"));
+        assert!(long.len() < 200_000, "the chart stays small: {} bytes", long.len());
+    }
+}

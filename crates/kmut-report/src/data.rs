@@ -29,6 +29,19 @@ pub struct ReportData {
     /// One score per protocol, in the order asked for.
     pub scores: Vec<ProtocolScore>,
     pub substrates: Vec<SubstrateData>,
+    /// The stages' analyses of the store, under the first protocol (the audit: under all).
+    pub depth: Stage<kmut_depth::Depth>,
+    pub synthesis: Stage<kmut_synth::Synthesis>,
+    pub audit: Stage<kmut_audit::Audit>,
+}
+
+/// A stage's analysis of the store, or why the store cannot give one (and what would).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage<T> {
+    Measured(T),
+    /// Plain text: what is missing and which command measures it.
+    NotMeasured(String),
 }
 
 /// A protocol's score of the whole store.
@@ -157,13 +170,83 @@ pub fn collect(store: &Store, options: &ReportOptions) -> Result<ReportData, Rep
     for desc in store.substrates()? {
         substrates.push(substrate(store, &desc, options.backend, &by_mutant)?);
     }
+    let first = &options.protocols[0];
     Ok(ReportData {
         kmut_version: env!("CARGO_PKG_VERSION").to_owned(),
         store: store.path().display().to_string(),
         backend: options.backend,
+        depth: depth(store, first, options.backend)?,
+        synthesis: synthesis(store, first, options.backend)?,
+        audit: audit(store, options)?,
         scores,
         substrates,
     })
+}
+
+/// The depth analysis under `protocol`; not measured without a pipeline substrate.
+fn depth(store: &Store, protocol: &Protocol, backend: Backend) -> Result<Stage<kmut_depth::Depth>, ReportError> {
+    match kmut_depth::analyse(store, &[], &ScoreOptions::of(protocol, backend)) {
+        Ok(d) => Ok(Stage::Measured(d)),
+        Err(kmut_depth::DepthError::NoPipeline(_)) => Ok(Stage::NotMeasured(
+            "The store holds no pipeline substrate (two kernels or more): run `kmut run` (or `kmut witness`) on level-3 networks or level-1/2 chains, which stores every step's error, then report again.".into(),
+        )),
+        Err(e) => Err(ReportError::Depth(e)),
+    }
+}
+
+/// The budgets of the report's curve, inputs per problem (`kmut synth`'s default).
+pub const BUDGETS: [usize; 6] = [1, 2, 3, 4, 5, 6];
+
+/// The suite synthesis under `protocol` (greedy, full pool and held out, `kmut synth`'s
+/// defaults); not measured without a witnessed mutant.
+fn synthesis(store: &Store, protocol: &Protocol, backend: Backend) -> Result<Stage<kmut_synth::Synthesis>, ReportError> {
+    let options = kmut_synth::SynthOptions {
+        matrix: kmut_synth::MatrixOptions { tolerance: protocol.tolerance(), protocol: protocol.clone(), backend },
+        budgets: BUDGETS.to_vec(),
+        split: kmut_synth::Split::None,
+        with_official: false,
+        exact: None,
+    };
+    let s = kmut_synth::synthesize(store, &[], &options)?;
+    if s.totals.witnessed == 0 {
+        return Ok(Stage::NotMeasured(format!(
+            "No witnessed mutant in the store ({} problems, {} live mutants read): run `kmut witness` first; the synthesis chooses inputs from the witness search's kill matrix.",
+            s.problems.len(),
+            s.totals.live
+        )));
+    }
+    Ok(Stage::Measured(s))
+}
+
+/// The audit of the report's protocols from the stored cells only (`kmut audit --no-run`);
+/// not measured unless two protocols or more decide some witnessed mutant.
+fn audit(store: &Store, options: &ReportOptions) -> Result<Stage<kmut_audit::Audit>, ReportError> {
+    let names: Vec<&str> = options.protocols.iter().map(|p| p.name.as_str()).collect();
+    let run = format!("run `kmut audit {}` (it runs what each protocol still needs), then report again", names.join(" "));
+    if options.protocols.len() < 2 {
+        return Ok(Stage::NotMeasured(format!(
+            "An audit compares two protocols or more and this report has one ({}): pass `--protocol` twice or more.",
+            names.join("")
+        )));
+    }
+    let audit_options = kmut_audit::AuditOptions { protocols: options.protocols.clone(), backend: options.backend, baseline: 0, examples: 0 };
+    let a = match kmut_audit::audit(store, &[], &audit_options) {
+        Ok(a) => a,
+        Err(kmut_audit::AuditError::Empty(_)) => return Ok(Stage::NotMeasured(format!("The store holds no compiled substrate: {run}."))),
+        Err(e) => return Err(ReportError::Audit(e)),
+    };
+    if a.population.unified == 0 {
+        let p = &a.population;
+        return Ok(Stage::NotMeasured(format!(
+            "No witnessed mutant is decided under every protocol of the report ({}): of {} live mutants, {} witnessed, {} of them undecided under some protocol, {} with an incomplete witness search. To measure it, {run}.",
+            names.join(", "),
+            p.live,
+            p.witnessed,
+            p.undecided,
+            p.search_incomplete
+        )));
+    }
+    Ok(Stage::Measured(a))
 }
 
 fn substrate(

@@ -15,11 +15,14 @@ pub struct Templates {
     env: Environment<'static>,
 }
 
-const TEMPLATES: [(&str, &str); 8] = [
+const TEMPLATES: [(&str, &str); 11] = [
     ("layout.html", include_str!("../templates/layout.html")),
     ("index.html", include_str!("../templates/index.html")),
     ("substrate.html", include_str!("../templates/substrate.html")),
     ("overview.html", include_str!("../templates/overview.html")),
+    ("audit.html", include_str!("../templates/audit.html")),
+    ("synthesis.html", include_str!("../templates/synthesis.html")),
+    ("depth.html", include_str!("../templates/depth.html")),
     ("substrates.html", include_str!("../templates/substrates.html")),
     ("rates_table.html", include_str!("../templates/rates_table.html")),
     ("not_measured.html", include_str!("../templates/not_measured.html")),

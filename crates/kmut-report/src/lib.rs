@@ -21,7 +21,8 @@ pub mod tables;
 use std::path::{Path, PathBuf};
 
 pub use data::{
-    collect, verdict_word, ColumnData, KernelData, MutantData, MutantVerdict, ProtocolScore, ReportData, ReportOptions, SubstrateData, VERDICT_WORDS,
+    collect, verdict_word, ColumnData, KernelData, MutantData, MutantVerdict, ProtocolScore, ReportData, ReportOptions, Stage, SubstrateData, BUDGETS,
+    VERDICT_WORDS,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +31,12 @@ pub enum ReportError {
     Score(#[from] kmut_score::ScoreError),
     #[error(transparent)]
     Store(#[from] kmut_store::StoreError),
+    #[error(transparent)]
+    Depth(kmut_depth::DepthError),
+    #[error(transparent)]
+    Synth(#[from] kmut_synth::SynthError),
+    #[error(transparent)]
+    Audit(kmut_audit::AuditError),
     #[error("a report needs at least one protocol")]
     NoProtocol,
     #[error("could not write `{path}`")]

@@ -5,9 +5,11 @@
 //! section whose data the store lacks returns [`Rendered::NotMeasured`] with what is missing
 //! and how to measure it: the page then says "not measured yet" instead of showing empty tables.
 
-pub mod not_yet;
+pub mod audit;
+pub mod depth;
 pub mod overview;
 pub mod substrates;
+pub mod synthesis;
 
 use crate::html::Templates;
 use crate::{ReportData, ReportError};
@@ -30,5 +32,11 @@ pub trait Section {
 
 /// Every section of the overview, in page order.
 pub fn sections() -> Vec<Box<dyn Section>> {
-    vec![Box::new(overview::Overview), Box::new(not_yet::AUDIT), Box::new(not_yet::SYNTHESIS), Box::new(not_yet::DEPTH), Box::new(substrates::Substrates)]
+    vec![
+        Box::new(overview::Overview),
+        Box::new(audit::AuditSection),
+        Box::new(synthesis::SynthesisSection),
+        Box::new(depth::DepthSection),
+        Box::new(substrates::Substrates),
+    ]
 }
