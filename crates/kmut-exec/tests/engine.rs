@@ -511,7 +511,7 @@ fn overlapping_rounds_evaluate_each_cell_once_and_keep_first_kill_waves() {
     let plans = vec![setup(&mut store, "L1p1_x", &ids)];
     let mut cfg = config(dir.path(), true, 2);
     cfg.round = Some(1);
-    cfg.deadline = Some(std::time::Instant::now() + Duration::from_secs(600));
+    cfg.deadline = Some(std::time::Instant::now() + Duration::from_mins(10));
     cfg.worker_command.extend(["--delay".into(), "0.05".into()]);
     // Each round's images take longer than an evaluation: the next round is made while the
     // last one's evaluations are in flight, and their `end` lines wait in the channel meanwhile

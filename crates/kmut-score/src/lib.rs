@@ -242,6 +242,13 @@ pub struct MutantVerdict {
     pub fidelity: CpuFidelity,
 }
 
+impl MutantVerdict {
+    fn of(substrate: &str, m: &Mutant, verdict: Verdict, witness: Option<Column>, out_of_bounds: bool, backend: Backend) -> MutantVerdict {
+        let fidelity = if backend == Backend::Cpu { cpu_fidelity(m.family, &m.rule) } else { CpuFidelity::Comparable };
+        MutantVerdict { substrate: substrate.to_owned(), mutant: m.id.clone(), family: m.family, verdict, witness, out_of_bounds, fidelity }
+    }
+}
+
 /// A whole score.
 #[derive(Debug, Clone, Serialize)]
 pub struct Score {
@@ -426,16 +433,7 @@ pub fn score(store: &Store, substrates: &[String], options: &ScoreOptions) -> Re
             let mine = cells.get(m.id.as_str()).map(Vec::as_slice).unwrap_or_default();
             let (v, witness) = witnessed(verdict(mine, &decisive, tolerance, options.timeouts), search.as_ref(), mine, tolerance, options.timeouts);
             let canary = mine.iter().any(|e| e.canary && decisive.iter().any(|c| c.suite == e.suite && c.seed == e.seed));
-            let fidelity = if backend == Backend::Cpu { cpu_fidelity(m.family, &m.rule) } else { CpuFidelity::Comparable };
-            verdicts.push(MutantVerdict {
-                substrate: d.name.clone(),
-                mutant: m.id.clone(),
-                family: m.family,
-                verdict: v.clone(),
-                witness,
-                out_of_bounds: canary,
-                fidelity,
-            });
+            verdicts.push(MutantVerdict::of(&d.name, m, v.clone(), witness, canary, backend));
             if backend == Backend::Cpu && apart.take(&d.name, m, &v, canary, mine, tolerance) {
                 continue;
             }
