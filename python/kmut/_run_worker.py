@@ -383,7 +383,10 @@ class Worker:
         inputs = self.place(cpu)
         with torch.no_grad():
             ref = fields["ref"](inputs, torch)
-        self.column = {"name": name, "seed": seed, "sizes": sizes, "cpu": cpu, "inputs": inputs, "ref": ref, "sub": sub}
+        # `steps`: whether this column captures each pipeline step (the engine asks it on the
+        # protocol's own columns, not on a witness search's); absent means yes.
+        self.column = {"name": name, "seed": seed, "sizes": sizes, "cpu": cpu, "inputs": inputs, "ref": ref, "sub": sub,
+                       "steps_on": bool(req.get("steps", True))}
         self.column["sum"] = self.column_sum()
         original = self.evaluate({"eval": -1, "mutant": None, "image": None, "scope": [], "transform": None}, announce=False)
         if original.get("environment"):
@@ -577,7 +580,7 @@ class Worker:
     def step_capture(self, steps: list[Any]) -> Any:
         from .steps import StepCapture
 
-        if not self.capture_steps or len(steps) < 2:
+        if not self.capture_steps or len(steps) < 2 or not (self.column or {}).get("steps_on", True):
             return None
         return StepCapture.of(steps)
 

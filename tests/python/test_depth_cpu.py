@@ -141,6 +141,19 @@ def test_no_steps_stores_no_rows_and_depth_says_so(tmp_path, cmd):
     assert out.returncode == 0 and "no per-step rows" in out.stderr
 
 
+def test_a_witness_search_captures_steps_on_the_protocols_columns_only(tmp_path, cmd):
+    store = tmp_path / "kmut.sqlite"
+    out = kmut(cmd, "witness", str(DEMO), "--backend", "cpu", *RULES, "--store", str(store), "--cache", str(tmp_path / "cache"),
+               "--cpu-workers", "2")
+    assert out.returncode == 0, out.stderr[-3000:]
+    searched = rows(store, "SELECT COUNT(*) FROM evaluations WHERE suite LIKE 'W:%'")[0][0]
+    assert searched > 0, "the search ran generated columns"
+    # The CPU backend's protocol columns are the small suites: rows there, none on the search's.
+    suites = {s for (s,) in rows(store, "SELECT DISTINCT suite FROM step_errors")}
+    assert suites == {"T1_small"}, suites
+    assert rows(store, "SELECT COUNT(*) FROM step_layouts WHERE suite LIKE 'W:%'") == [(0,)]
+
+
 @pytest.mark.gpu
 def test_on_a_gpu_every_evaluation_has_its_step_rows_and_the_masking_holds(cmd, tmp_path):
     """The CUDA path of the capture (original's step outputs kept on the device, compared after

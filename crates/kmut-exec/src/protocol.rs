@@ -25,6 +25,9 @@ pub enum Request<'a> {
         /// The witness search's validity gate: generated columns are checked against fp64
         /// within this margin.
         margin: Option<f64>,
+        /// Capture each pipeline step's output on this column (`kmut depth`'s rows): the
+        /// protocol's own columns, not a witness search's (`SubstratePlan::search_from`).
+        steps: bool,
     },
     /// Run one mutant on the current column.
     Eval {
@@ -223,7 +226,7 @@ mod tests {
         assert_eq!(Request::Quit.line(), r#"{"op":"quit"}"#);
         let symbols = BTreeMap::from([("k".to_owned(), "k".to_owned())]);
         let substrate = SubstrateRef { name: "s", path: "s.py", original_image: Path::new("o.cubin"), symbols: &symbols, original_variant: None };
-        let v: Value = serde_json::from_str(&Request::Column { substrate, suite: "T0_original", seed: 2, margin: None }.line()).unwrap();
+        let v: Value = serde_json::from_str(&Request::Column { substrate, suite: "T0_original", seed: 2, margin: None, steps: true }.line()).unwrap();
         assert_eq!(v["op"], "column");
         assert_eq!(v["substrate"]["original_image"], "o.cubin");
         assert_eq!((v["suite"].as_str(), v["seed"].as_u64()), (Some("T0_original"), Some(2)));

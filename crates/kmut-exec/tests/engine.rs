@@ -465,11 +465,27 @@ fn a_witness_search_prepares_its_columns_side_by_side_and_drops_a_mutant_killed_
     let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
     let plans = vec![search_plan(&mut store, "L1p1_x", &["late-a", "survive-b", "survive-c", "kill-d"], 4)];
     let holdings = dir.path().join("holdings.log");
+    let sent = dir.path().join("sent.log");
     let mut cfg = config(dir.path(), true, 3);
     cfg.validity_margin = Some(5e-3);
-    cfg.worker_command.extend(["--delay".into(), "0.2".into(), "--holdings".into(), holdings.display().to_string()]);
+    cfg.worker_command.extend([
+        "--delay".into(),
+        "0.2".into(),
+        "--holdings".into(),
+        holdings.display().to_string(),
+        "--log".into(),
+        sent.display().to_string(),
+    ]);
     let s = run(&mut store, &plans, cfg, 0);
     assert_eq!(s.decided, 4, "{s:?}");
+    // Per-step rows are asked for on the protocol's column only, never on the search's.
+    for line in std::fs::read_to_string(&sent).unwrap().lines() {
+        let req: serde_json::Value = serde_json::from_str(line).unwrap();
+        if req["op"] == "column" {
+            let generated = req["suite"].as_str().unwrap().starts_with("W:");
+            assert_eq!(req["steps"], serde_json::Value::Bool(!generated), "{line}");
+        }
+    }
     let cells = cells(&store, "L1p1_x");
     let of = |id: &str| cells.iter().filter(|c| c.0 == id).count();
     // Killed by the protocol's own column: never searched.

@@ -165,6 +165,8 @@ impl<'a> Prober<'a> {
             suite: &suite,
             seed,
             margin: Some(self.config.margin),
+            // A probe needs the validity gate only, never the per-step rows.
+            steps: false,
         };
         let answer = self.ask(&request, self.config.prep_timeout).map_err(|e| format!("{suite} seed {seed}: {e}"))?;
         let valid = answer.valid.ok_or_else(|| format!("{suite} seed {seed}: the worker did not run the validity gate"))?;

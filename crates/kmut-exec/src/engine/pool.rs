@@ -316,7 +316,11 @@ impl Engine<'_> {
             symbols: &plan.symbols,
             original_variant: plan.original_variant.as_deref(),
         };
-        let request = Request::Column { substrate, suite: &column.suite, seed: column.seed, margin };
+        // Per-step rows on the protocol's own columns only: a witness search's columns would
+        // pay the capture (1.86x a level-3 evaluation on the H200) for rows `kmut depth` does
+        // not read (its curves take each fault's first scored column).
+        let steps = self.config.validity_margin.is_none() || key.col < plan.search_from;
+        let request = Request::Column { substrate, suite: &column.suite, seed: column.seed, margin, steps };
         let need = self.need(key);
         let held = self.ledger.bytes(self.slots[i].device, need, self.config.workers_per_device).unwrap_or(0);
         let slot = &mut self.slots[i];
