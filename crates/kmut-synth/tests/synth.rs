@@ -8,7 +8,9 @@ use kmut_synth::{synthesize, Half, MatrixOptions, Split, Status, SynthOptions};
 
 const TARGET: &str = "nvrtc 13.0 -arch=sm_90";
 const ORIGINAL: &str = "img-original";
-const GEN: [&str; 3] = ["W:scaled:100:small", "W:boundary:1:n=257", "W:spiky:1000:small"];
+// Pairs of generated columns (one seed each, `GENERATED_SEEDS`): a scaled, a boundary and a
+// spiky family, two members each, so a kill can be "by either member" of a family.
+const GEN: [&str; 6] = ["W:scaled:100:small", "W:scaled:1000:small", "W:boundary:1:n=257", "W:boundary:1:n=255", "W:spiky:1000:small", "W:spiky:100:small"];
 
 fn desc(name: &str) -> SubstrateDescription {
     let suite = |n: &str, seeds: &[u64]| SuiteDescription { name: n.into(), seeds: seeds.to_vec(), purpose: String::new(), small: false };
@@ -72,7 +74,7 @@ fn cell(id: &str, suite: &str, seed: u64, kill: bool) -> Evaluation {
 }
 
 /// The columns, in candidate order: `T0_original` seeds 1 and 2, `T1_remainder` seed 7, then
-/// each generated column at seeds 1 and 2.
+/// each generated column at its seed.
 fn columns() -> Vec<Column> {
     let mut out: Vec<Column> =
         [("T0_original", 1), ("T0_original", 2), ("T1_remainder", 7)].iter().map(|&(s, seed)| Column { suite: s.into(), seed }).collect();
@@ -169,20 +171,22 @@ fn suites(chosen: &[kmut_synth::Chosen]) -> Vec<String> {
     chosen.iter().map(|c| format!("{}:{}", c.column.suite, c.column.seed)).collect()
 }
 
-// Column indices: 0 T0:1, 1 T0:2, 2 T1:7, 3 scaled:1, 4 scaled:2, 5 boundary:1, 6 boundary:2, 7 spiky:1, 8 spiky:2.
+// Column indices: 0 T0:1, 1 T0:2, 2 T1:7, 3 scaled x100, 4 scaled x1000, 5 boundary n=257, 6 boundary n=255,
+// 7 spiky x1000, 8 spiky x100.
 
 #[test]
 fn greedy_picks_the_known_cover_and_breaks_ties_towards_the_earliest_candidate() {
     let mut f = Fixture::new();
-    // a, b: killed by the official trials; c, d: only by scaled (either seed) or boundary:2;
-    // e: only by spiky:2. Scaled:1 and boundary:2 tie on {c, d}: the earlier (scaled:1) wins.
+    // a, b: killed by the official trials; c, d: only by scaled (either member) or boundary
+    // n=255; e: only by spiky x100. Scaled x100 and boundary n=255 tie on {c, d}: the earlier
+    // (scaled x100) wins.
     let kills: &[&[usize]] = &[&[0, 1], &[0], &[3, 4, 6], &[3, 4, 6], &[8]];
     f.substrate("L1p1_x", &["a", "b", "c", "d", "e"], kills, &[], &[]);
     let s = synthesize(&f.store, &[], &options(&[1, 2, 3, 4])).unwrap();
     let p = &s.problems[0];
     assert_eq!(p.status, Status::Chosen);
     assert_eq!(p.counts.witnessed, 5);
-    assert_eq!(suites(&p.chosen), ["T0_original:1", "W:scaled:100:small:1", "W:spiky:1000:small:2"]);
+    assert_eq!(suites(&p.chosen), ["T0_original:1", "W:scaled:100:small:1", "W:spiky:100:small:1"]);
     assert_eq!(p.chosen.iter().map(|c| c.adds).collect::<Vec<_>>(), [2, 2, 1]);
     assert_eq!(p.needed, Some(3));
     // The curve: 2/5, 4/5, 5/5, then flat; the official trials detect 2 of 5.
@@ -195,7 +199,7 @@ fn greedy_picks_the_known_cover_and_breaks_ties_towards_the_earliest_candidate()
     let mut o = options(&[1, 2]);
     o.with_official = true;
     let s = synthesize(&f.store, &[], &o).unwrap();
-    assert_eq!(suites(&s.problems[0].chosen), ["T0_original:1", "T0_original:2", "W:scaled:100:small:1", "W:spiky:1000:small:2"]);
+    assert_eq!(suites(&s.problems[0].chosen), ["T0_original:1", "T0_original:2", "W:scaled:100:small:1", "W:spiky:100:small:1"]);
     assert_eq!(s.problems[0].chosen[1].adds, 0, "the second trial adds nothing, and says so");
     assert_eq!(s.curve[0].full.rate, Some(0.8));
 }
@@ -239,7 +243,7 @@ fn the_split_is_stable_disjoint_and_the_held_out_rate_is_chosen_on_dev_and_read_
     // Disjoint and complete, in a problem's masks too.
     let mut f = Fixture::new();
     let refs: Vec<&str> = ids.iter().take(40).map(String::as_str).collect();
-    // Even mutants only by scaled:1, odd ones only by spiky:2.
+    // Even mutants only by scaled x100, odd ones only by spiky x100.
     let kills: Vec<&[usize]> = (0..40).map(|i| if i % 2 == 0 { &[3usize][..] } else { &[8usize][..] }).collect();
     f.substrate("L1p3_z", &refs, &kills, &[], &[]);
     let (problems, _) = kmut_synth::load(&f.store, &[], &options(&[1]).matrix).unwrap();
@@ -259,9 +263,9 @@ fn missing_data_is_reported_never_read_as_detection() {
     let mut f = Fixture::new();
     // A problem with no witnessed mutant: p possibly equivalent (every valid column run, no
     // kill), q killed only past the ceiling (spiky is invalid there).
-    f.substrate("L1p4_none", &["p", "q"], &[&[], &[7, 8]], &[], &["W:spiky:1000:small"]);
+    f.substrate("L1p4_none", &["p", "q"], &[&[], &[7, 8]], &[], &["W:spiky:1000:small", "W:spiky:100:small"]);
     // A first-kill run: u is killed by T0:1 and has no other cell; v's search stopped midway
-    // (not killed so far); w is killed by scaled:2 and was run everywhere.
+    // (not killed so far); w is killed by scaled x1000 and was run everywhere.
     let all_but_first: Vec<usize> = (1..9).collect();
     f.substrate("L1p5_first", &["u", "v", "w"], &[&[0], &[], &[4]], &[&all_but_first, &[5, 6, 7, 8], &[]], &[]);
     let s = synthesize(&f.store, &[], &options(&[1, 2])).unwrap();
@@ -273,13 +277,13 @@ fn missing_data_is_reported_never_read_as_detection() {
     assert_eq!(first.counts.witnessed, 2, "u (by the trial) and w (by scaled:2)");
     assert_eq!(first.counts.undecided, 1, "v: its search is incomplete");
     assert_eq!(first.counts.missing_cells, 8, "u's cells past its first kill");
-    // At b = 1 greedy takes T0:1 (u) and scaled:2 (w) tie at one known kill: the earliest wins.
-    // u was never run on scaled:2, w was run on T0:1: the rate is 1/2 known, 1/2 at most.
+    // At b = 1 greedy takes T0:1 (u) and scaled x1000 (w) tie at one known kill: the earliest wins.
+    // u was never run on scaled x1000, w was run on T0:1: the rate is 1/2 known, 1/2 at most.
     let b1 = &s.curve[0].full;
     assert_eq!((b1.detected.known, b1.detected.possible, b1.detected.total), (1, 1, 2));
     assert_eq!(s.curve[1].full.detected.known, 2);
     assert!(s.curve[1].full.complete());
-    // Choosing scaled:2 alone would be open: u has no cell there.
+    // Choosing scaled x1000 alone would be open: u has no cell there.
     let (problems, _) = kmut_synth::load(&f.store, &["L1p5_first".into()], &options(&[1]).matrix).unwrap();
     let d = kmut_synth::detect(&problems[0], &[4], &problems[0].mask(None));
     assert_eq!((d.known, d.possible), (1, 2));
@@ -328,7 +332,7 @@ fn the_exported_protocol_round_trips_as_a_protocol_file_with_each_problems_input
     let p = &file.protocols[0];
     assert_eq!(p.tolerance, base.tolerance);
     let inputs = &back.problems["L1p1_x"].inputs;
-    assert_eq!(inputs.iter().map(|i| format!("{}:{}", i.suite, i.seed)).collect::<Vec<_>>(), ["T0_original:1", "W:scaled:100:small:1", "W:spiky:1000:small:2"]);
+    assert_eq!(inputs.iter().map(|i| format!("{}:{}", i.suite, i.seed)).collect::<Vec<_>>(), ["T0_original:1", "W:scaled:100:small:1", "W:spiky:100:small:1"]);
     assert_eq!(inputs[1].source, "scaled x100 @small");
     assert!(inputs.iter().all(|i| p.inputs.suites.contains(&i.suite)));
     assert!(!back.problems.contains_key("L1p4_none"), "no witnessed mutant: no inputs");
