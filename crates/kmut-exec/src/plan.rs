@@ -46,7 +46,8 @@ pub struct SubstratePlan {
     pub columns: Vec<Column>,
     /// In a witness search, the first of `columns` past the protocol's own: a mutant that
     /// survived every column before it is queued on all the rest at once (the engine's
-    /// `rounds`). Outside a witness search it is ignored (`columns.len()` by convention).
+    /// `rounds`), and only the columns before it capture per-step rows. `columns.len()` outside
+    /// a witness search ([`search_from`] computes both).
     pub search_from: usize,
     pub candidates: Vec<Candidate>,
 }

@@ -181,7 +181,7 @@ impl Engine<'_> {
         // Stay on the prepared column while it has work; otherwise take the unit with the most
         // pending work per worker already on it that fits in the device's memory.
         if let Some(k) = self.slots[i].prepared {
-            self.drop_settled(k);
+            self.prune_unit(k);
         }
         let key = match self.slots[i].prepared {
             _ if retry.is_some() => retry.expect("checked"),
@@ -218,19 +218,6 @@ impl Engine<'_> {
         if let Some(p) = slot.process.as_mut() {
             p.send(&request);
         }
-    }
-
-    /// Drop from the front of `key`'s queue the mutants that no longer need it (a witness
-    /// search queues a mutant on many columns at once, and a kill on one settles it), closing
-    /// the unit when nothing is left.
-    fn drop_settled(&mut self, key: UnitKey) {
-        while let Some(&c) = self.units.get(&key).and_then(|u| u.pending.front()) {
-            if self.needs(key.sub, c, key.col) {
-                return;
-            }
-            self.units.get_mut(&key).expect("unit exists").pending.pop_front();
-        }
-        self.maybe_close(key);
     }
 
     /// The unit slot `i` should prepare next: pending work, not being prepared by another
@@ -316,10 +303,10 @@ impl Engine<'_> {
             symbols: &plan.symbols,
             original_variant: plan.original_variant.as_deref(),
         };
-        // Per-step rows on the protocol's own columns only: a witness search's columns would
-        // pay the capture (1.86x a level-3 evaluation on the H200) for rows `kmut depth` does
-        // not read (its curves take each fault's first scored column).
-        let steps = self.config.validity_margin.is_none() || key.col < plan.search_from;
+        // Per-step rows on the protocol's own columns only (all of them outside a witness
+        // search): the search's columns would pay the capture (1.86x a level-3 evaluation on
+        // the H200) for rows `kmut depth` does not read (each fault's first scored column).
+        let steps = key.col < plan.search_from;
         let request = Request::Column { substrate, suite: &column.suite, seed: column.seed, margin, steps };
         let need = self.need(key);
         let held = self.ledger.bytes(self.slots[i].device, need, self.config.workers_per_device).unwrap_or(0);

@@ -32,6 +32,13 @@ pub(super) struct MutantState {
     pub(super) evaluated: BTreeSet<usize>,
 }
 
+impl MutantState {
+    /// Whether column `col` is still to run for this mutant.
+    fn needs(&self, col: usize, first_kill: bool) -> bool {
+        !(self.evaluated.contains(&col) || first_kill && self.killed)
+    }
+}
+
 impl Engine<'_> {
     /// Stored evaluations of the same images count as done.
     pub(super) fn load_stored(&mut self) -> Result<(), ExecError> {
@@ -72,8 +79,7 @@ impl Engine<'_> {
     }
 
     pub(super) fn needs(&self, sub: usize, cand: usize, col: usize) -> bool {
-        let st = &self.states[sub][cand];
-        !(st.evaluated.contains(&col) || self.config.first_kill && st.killed)
+        self.states[sub][cand].needs(col, self.config.first_kill)
     }
 
     /// Under a budget: as many mutants as the rate so far says fit in 80% of the time left
@@ -140,15 +146,11 @@ impl Engine<'_> {
         }
     }
 
-    /// Where `sub`'s columns stop being first-kill waves: its `search_from` in a witness search,
-    /// else past its last column.
+    /// Where `sub`'s columns stop being first-kill waves (the plan's `search_from`: past its
+    /// last column outside a witness search).
     fn search_from(&self, sub: usize) -> usize {
         let plan = &self.plans[sub];
-        if self.config.validity_margin.is_some() {
-            plan.search_from.min(plan.columns.len())
-        } else {
-            plan.columns.len()
-        }
+        plan.search_from.min(plan.columns.len())
     }
 
     /// In first-kill mode a mutant joins a column's wave only once it survived every column
@@ -195,18 +197,22 @@ impl Engine<'_> {
             .collect()
     }
 
-    /// Drop from every queue the mutants that no longer need their column (killed on another
-    /// column of a witness search meanwhile), and close the units left with nothing: a worker
-    /// must never prepare a column for mutants that are settled.
+    /// Drop from `key`'s queue the mutants that no longer need its column (a witness search
+    /// queues a mutant on many columns at once, and a kill on one settles it), closing the unit
+    /// when nothing is left.
+    pub(super) fn prune_unit(&mut self, key: UnitKey) {
+        let (states, first_kill) = (&self.states[key.sub], self.config.first_kill);
+        if let Some(u) = self.units.get_mut(&key) {
+            u.pending.retain(|&c| states[c].needs(key.col, first_kill));
+        }
+        self.maybe_close(key);
+    }
+
+    /// `prune_unit` on every unit: a worker must never prepare a column for settled mutants.
     pub(super) fn prune_units(&mut self) {
         let keys: Vec<UnitKey> = self.units.keys().copied().collect();
         for key in keys {
-            let states = &self.states[key.sub];
-            let first_kill = self.config.first_kill;
-            if let Some(u) = self.units.get_mut(&key) {
-                u.pending.retain(|&c| !(states[c].evaluated.contains(&key.col) || first_kill && states[c].killed));
-            }
-            self.maybe_close(key);
+            self.prune_unit(key);
         }
     }
 
