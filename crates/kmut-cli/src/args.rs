@@ -471,7 +471,7 @@ pub struct SynthArgs {
     pub substrates: Vec<String>,
     /// Budgets of the curve: inputs per problem (beyond the official trials with --with-official).
     /// The per-problem choice and the export use the largest.
-    #[arg(long, num_args = 1.., default_values_t = [1, 2, 3, 4, 5, 6], value_name = "B")]
+    #[arg(long, num_args = 1.., default_values_t = kmut_synth::DEFAULT_BUDGETS, value_name = "B")]
     pub budget: Vec<usize>,
     /// The mutants the per-problem choice and the export are chosen on: `none` (every witnessed
     /// mutant), `dev` or `test` (one half). The curve always shows the full pool and dev->test.

@@ -194,15 +194,12 @@ fn depth(store: &Store, protocol: &Protocol, backend: Backend) -> Result<Stage<k
     }
 }
 
-/// The budgets of the report's curve, inputs per problem (`kmut synth`'s default).
-pub const BUDGETS: [usize; 6] = [1, 2, 3, 4, 5, 6];
-
 /// The suite synthesis under `protocol` (greedy, full pool and held out, `kmut synth`'s
 /// defaults); not measured without a witnessed mutant.
 fn synthesis(store: &Store, protocol: &Protocol, backend: Backend) -> Result<Stage<kmut_synth::Synthesis>, ReportError> {
     let options = kmut_synth::SynthOptions {
-        matrix: kmut_synth::MatrixOptions { tolerance: protocol.tolerance(), protocol: protocol.clone(), backend },
-        budgets: BUDGETS.to_vec(),
+        matrix: kmut_synth::MatrixOptions::of(protocol, backend),
+        budgets: kmut_synth::DEFAULT_BUDGETS.to_vec(),
         split: kmut_synth::Split::None,
         with_official: false,
         exact: None,

@@ -74,6 +74,10 @@ impl Split {
     }
 }
 
+/// The budgets of `kmut synth`'s curve (and the report's), inputs per problem: the published
+/// curve's range.
+pub const DEFAULT_BUDGETS: [usize; 6] = [1, 2, 3, 4, 5, 6];
+
 #[derive(Debug, Clone)]
 pub struct SynthOptions {
     pub matrix: MatrixOptions,

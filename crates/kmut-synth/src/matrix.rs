@@ -152,6 +152,14 @@ pub struct MatrixOptions {
     pub backend: Backend,
 }
 
+impl MatrixOptions {
+    /// `protocol`'s evaluations on `backend`, judged at its own tolerance.
+    #[must_use]
+    pub fn of(protocol: &Protocol, backend: Backend) -> MatrixOptions {
+        MatrixOptions { tolerance: protocol.tolerance(), protocol: protocol.clone(), backend }
+    }
+}
+
 /// A substrate with nothing to synthesise from, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Skipped {

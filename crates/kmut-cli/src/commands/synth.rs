@@ -26,7 +26,7 @@ pub fn run(args: &SynthArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         other => Backend::parse(other).map_err(anyhow::Error::msg)?,
     };
     let options = SynthOptions {
-        matrix: MatrixOptions { tolerance: protocol.tolerance(), protocol: protocol.clone(), backend },
+        matrix: MatrixOptions::of(&protocol, backend),
         budgets: args.budget.clone(),
         split: Split::parse(&args.split).map_err(anyhow::Error::msg)?,
         with_official: args.with_official,
