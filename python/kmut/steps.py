@@ -20,6 +20,16 @@ the original's (the smallest t with allclose(orig, mutant, atol=t, rtol=t), infi
 infinity), the relative L2 error ||mutant - orig|| / ||orig|| (0 when both are zero, infinite
 when only the original is), and the fraction of elements off by more than the substrate's
 tolerance (atol + rtol * |mutant|, or NaN on one side).
+
+Cheaper, and exact where it matters: most steps of an evaluation lie before the mutated layer
+and are bit-identical to the original's, so a step whose outputs are equal costs one comparison.
+For the others, float32/float16/bfloat16 outputs (nearly every step) are measured in float32
+first, as `kmut.compare` does: tau* is the float64 computation's to the bit (float64 on the few
+elements that can hold the maximum), the fraction off is exact (float64 on the elements within
+the first pass's error bound of the tolerance), and the relative L2 error is summed in float32
+over values scaled by their maximum (relative error below 1e-5; it is a description, never a
+verdict). `kmut.compare.set_mode("fp64")` measures every element in float64 (the baseline of
+`kmut bench compare`).
 """
 
 from __future__ import annotations
@@ -27,6 +37,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from . import compare
 
 # Elements compared per chunk (float64 temporaries of this many elements).
 CHUNK = 1 << 25
@@ -123,11 +135,19 @@ def keep(outputs: list[Any], torch: Any, free_bytes: int | None) -> tuple[list[A
 
 
 def _stats(orig: Any, out: Any, atol: float, rtol: float, torch: Any) -> Any:
-    """[tau, rel_l2, frac_off] of one step as a float64 tensor on the tensors' device (no sync)."""
+    """[tau, rel_l2, frac_off] of one step as a float64 tensor on the tensors' device."""
     if out.device != orig.device:
         out = out.to(orig.device)
     if tuple(out.shape) != tuple(orig.shape):
         return torch.tensor([math.inf, math.inf, 1.0], dtype=torch.float64, device=orig.device)
+    narrow = (torch.float32, torch.float16, torch.bfloat16)
+    if compare.mode() == "fast" and orig.dtype in narrow and out.dtype in narrow:
+        return _stats_fast(orig.reshape(-1), out.reshape(-1), atol, rtol, torch)
+    return _stats_fp64(orig, out, atol, rtol, torch)
+
+
+def _stats_fp64(orig: Any, out: Any, atol: float, rtol: float, torch: Any) -> Any:
+    """`_stats` with every element in float64 (no sync)."""
     r_all, o_all = orig.reshape(-1), out.reshape(-1)
     n = r_all.numel()
     dev = orig.device
@@ -151,6 +171,87 @@ def _stats(orig: Any, out: Any, atol: float, rtol: float, torch: Any) -> Any:
     rel = torch.where(diff2 == 0, torch.zeros_like(diff2), torch.sqrt(diff2) / torch.sqrt(ref2))
     frac = off / max(n, 1)
     return torch.stack([tau, rel, frac])
+
+
+def _stats_fast(r_all: Any, o_all: Any, atol: float, rtol: float, torch: Any) -> Any:
+    """`_stats_fp64`'s figures from a float32 first pass: tau* and the fraction off to the bit,
+    the relative L2 error to float32 precision. For float32/float16/bfloat16 tensors, which
+    float32 holds exactly (so equality and finiteness are decided exactly)."""
+    dev, n = r_all.device, r_all.numel()
+    if torch.equal(r_all, o_all) and bool(torch.isfinite(r_all).all()):
+        # Equal and finite: every figure is 0 (a NaN is never equal, so it takes the long way).
+        return torch.zeros(3, dtype=torch.float64, device=dev)
+    tau = 0.0
+    rel_num: tuple[float, float] = (0.0, 0.0)
+    rel_den: tuple[float, float] = (0.0, 0.0)
+    off = 0
+    broken = False
+    for at in range(0, n, CHUNK):
+        t, d2, r2, o, br = _chunk_fast(r_all[at : at + CHUNK], o_all[at : at + CHUNK], atol, rtol, torch)
+        tau, off, broken = max(tau, t), off + o, broken or br
+        rel_num, rel_den = _add_scaled(rel_num, d2), _add_scaled(rel_den, r2)
+    if broken:
+        tau, rel = math.inf, math.inf
+    else:
+        num, den = _scaled_value(rel_num), _scaled_value(rel_den)
+        rel = 0.0 if num == 0 else (math.inf if den == 0 else math.sqrt(num) / math.sqrt(den))
+    return torch.tensor([tau, rel, off / max(n, 1)], dtype=torch.float64, device=dev)
+
+
+def _chunk_fast(r: Any, o: Any, atol: float, rtol: float, torch: Any) -> tuple[float, Any, Any, int, bool]:
+    """One chunk's (tau*, sum of squared differences, sum of squared finite reference values,
+    elements off, broken); the sums as (scale, sum of (x/scale)^2) pairs."""
+    r32, o32 = r.float(), o.float()
+    fin_r, fin_o = torch.isfinite(r32), torch.isfinite(o32)
+    same = r32 == o32
+    bad = ~same & ~(fin_r & fin_o)  # the float64 difference is NaN or infinite: off, tau* = inf
+    live = ~same & fin_r & fin_o
+    d32 = torch.where(live, (r32 - o32).abs(), torch.zeros_like(r32))  # may overflow to inf
+    ref2 = _sum_squares(torch.where(fin_r, r32, torch.zeros_like(r32)), torch)
+    n_bad = int(bad.sum())
+    if not bool(live.any()):
+        return (math.inf if n_bad else 0.0), (0.0, 0.0), ref2, n_bad, n_bad > 0
+    q_tau = torch.where(live, d32 / (1.0 + o32.abs()), torch.zeros_like(d32))
+    pick = compare.near_max(q_tau, live, torch)
+    r64, o64 = r[pick].double(), o[pick].double()
+    tau = ((r64 - o64).abs() / (1.0 + o64.abs())).max().item()
+    # Off by more than the tolerance: decided in float32 unless within the first pass's error
+    # bound of it (or overflowed), and those few in float64.
+    thr = atol + rtol * o32.abs()
+    hi, lo = thr * (1.0 + compare.SLACK) + compare.TINY, thr * (1.0 - compare.SLACK) - compare.TINY
+    surely = live & (d32 > hi) & torch.isfinite(d32)
+    unsure = live & ~surely & ((d32 >= lo) | torch.isinf(d32))
+    r64, o64 = r[unsure].double(), o[unsure].double()
+    unsure_off = int(((r64 - o64).abs() > atol + rtol * o64.abs()).sum())
+    if bool(torch.isinf(d32).any()):  # a float32 overflow of a finite float64 difference
+        d64 = torch.where(live, (r.double() - o.double()).abs(), torch.zeros_like(r32, dtype=torch.float64))
+        diff2 = _sum_squares(d64, torch)
+    else:
+        diff2 = _sum_squares(d32, torch)
+    return tau, diff2, ref2, n_bad + int(surely.sum()) + unsure_off, n_bad > 0
+
+
+def _sum_squares(x: Any, torch: Any) -> tuple[float, float]:
+    """(m, sum((x/m)^2)) for the largest |x| = m: no overflow or loss to underflow that
+    matters (an x/m below 2^-75 adds less than 2^-150 * n to a sum of at least 1)."""
+    m = x.abs().max().item() if x.numel() else 0.0
+    if m == 0 or not math.isfinite(m):
+        return (0.0, 0.0)
+    return (m, float((x / m).pow(2).sum().item()))
+
+
+def _add_scaled(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+    """The sum of two (scale, scaled sum) pairs, rescaled to the larger scale."""
+    (ma, sa), (mb, sb) = a, b
+    if ma < mb:
+        (ma, sa), (mb, sb) = (mb, sb), (ma, sa)
+    return (ma, sa + (sb * (mb / ma) ** 2 if mb else 0.0)) if ma else (0.0, 0.0)
+
+
+def _scaled_value(p: tuple[float, float]) -> float:
+    """m^2 * s in float64 (infinite only past float64's range)."""
+    m, s = p
+    return m * m * s
 
 
 def step_errors(original: list[Any], mutant: list[Any], atol: float, rtol: float, torch: Any) -> list[list[float]]:

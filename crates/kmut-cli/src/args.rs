@@ -742,6 +742,29 @@ pub enum BenchCommand {
     /// side by side (evaluations/s, mutants settled/s, wall over kernel time, GPU busy, compile
     /// images/s, worker replacements).
     Run(Box<BenchRunArgs>),
+    /// Time the output comparison and the per-step comparison (`kmut depth`'s rows) in the
+    /// fast mode (exact float32 first pass) against the float64 baseline, on the same tensors,
+    /// on a GPU when one is visible: ms per call and the speedup, per case.
+    Compare(BenchCompareArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchCompareArgs {
+    /// Elements per tensor.
+    #[arg(long, default_value_t = 1 << 22)]
+    pub elements: u64,
+    /// Steps of the pipeline cases (at least 2).
+    #[arg(long, default_value_t = 16)]
+    pub steps: u32,
+    /// Timed calls per figure (the median is kept, after one untimed call).
+    #[arg(long, default_value_t = 5)]
+    pub repeat: u32,
+    /// `cpu` or `cuda[:N]`; default: the GPU when one is visible, else the CPU.
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Print the figures as one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -1,4 +1,6 @@
-//! `kmut bench mutate`: how long generating every mutant takes.
+//! `kmut bench mutate`: how long generating every mutant takes; `kmut bench compile`: NVRTC's
+//! cost; `kmut bench compare`: the comparisons' cost (measured in Python, `kmut.bench_compare`,
+//! where the comparisons run).
 
 use std::time::Instant;
 
@@ -128,5 +130,28 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
     };
     println!("{threads} threads of one process: {}", rate(wall));
     println!("{} NVRTC processes (kmut compile's pool): {}", pool.size(), rate(pooled));
+    Ok(ExitStatus::Success)
+}
+
+/// `kmut bench compare`: the comparisons run in the Python workers, so they are timed there
+/// (`python -m kmut.bench_compare`); this passes the options on.
+pub fn compare(args: &crate::args::BenchCompareArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    let mut cmd = std::process::Command::new(&env.python);
+    cmd.args(["-m", "kmut.bench_compare"]).args([
+        "--elements",
+        &args.elements.to_string(),
+        "--steps",
+        &args.steps.to_string(),
+        "--repeat",
+        &args.repeat.to_string(),
+    ]);
+    if let Some(d) = &args.device {
+        cmd.args(["--device", d]);
+    }
+    if args.json {
+        cmd.arg("--json");
+    }
+    let status = cmd.status().with_context(|| format!("starting {}", env.python.display()))?;
+    anyhow::ensure!(status.success(), "`python -m kmut.bench_compare` failed (its error is above)");
     Ok(ExitStatus::Success)
 }

@@ -38,6 +38,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Bench(BenchCommand::Mutate(args)) => bench::mutate(&args, env),
         Command::Bench(BenchCommand::Compile(args)) => bench::compile(&args, env),
         Command::Bench(BenchCommand::Run(args)) => bench_run::run(&args, env),
+        Command::Bench(BenchCommand::Compare(args)) => bench::compare(&args, env),
         Command::Store(StoreCommand::Prune(args)) => store::prune(&args),
         Command::CompileWorker(args) => compile::worker(&args, env),
     }
