@@ -43,7 +43,7 @@ def report(tmp_path_factory):
     store, cache = str(tmp / "s.sqlite"), str(tmp / "cache")
     kmut("compile", str(DEMO), "--store", store, "--cache", cache)
     kmut("witness", str(DEMO), "--backend", "cpu", "--store", store, "--cache", cache, "--cpu-workers", "2", *RULES)
-    out = kmut("report", "--store", store, "--out", str(tmp / "rep"), "--open", timeout=300)
+    out = kmut("report", "--store", store, "--out", str(tmp / "rep"), "--open", "--scope", "all", timeout=300)
     return tmp / "s.sqlite", tmp / "rep", out
 
 
@@ -81,6 +81,28 @@ def test_a_folder_that_is_not_a_report_is_never_overwritten(report, tmp_path):
     out = subprocess.run([*kmut_command(), "report", "--store", str(store), "--out", str(mine)], capture_output=True, text=True, timeout=300, check=False)
     assert out.returncode == 2 and "is not a kmut report" in out.stderr, out.stderr
     assert (mine / "notes.txt").read_text() == "keep me" and sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+
+
+def test_by_default_only_the_mutants_run_are_listed_and_every_count_stays(report, tmp_path):
+    store, full, _ = report
+    out = kmut("report", "--store", str(store), "--out", str(tmp_path / "run"), timeout=300)
+    run = {m for (m,) in rows(store, "SELECT DISTINCT mutant FROM evaluations")}
+    assert 0 < len(run) < 32, "the fixture leaves some live mutants not run"
+    line = out.stdout.splitlines()[0]
+    assert line.startswith(f"report: 1 substrates, 32 mutants ({len(run)} run and listed; --scope all lists every one); "), line
+    assert set(page_mutants(tmp_path / "run")) == run
+    page = (tmp_path / "run" / "substrates" / "L1p19_witness_demo.html").read_text()
+    assert f"{32 - len(run)} mutants never run are counted above but not listed below" in page
+    # The class counts and the scores are the full report's.
+    counts = re.compile(r"<li>mutants: [^<]*</li>")
+    assert counts.findall(page) == counts.findall((full / "substrates" / "L1p19_witness_demo.html").read_text())
+    for protocol in ["official", "head"]:
+        r = json.loads((tmp_path / "run" / "json" / f"mutation-testing-report.{protocol}.json").read_text())
+        listed = [m for f in r["files"].values() for m in f["mutants"]]
+        assert len(listed) == len(run) and all(m["status"] != "NoCoverage" for m in listed)
+    import pandas as pd
+
+    assert set(pd.read_csv(tmp_path / "run" / "tables" / "mutants.csv")["mutant"]) == run
 
 
 class Mutants(html.parser.HTMLParser):

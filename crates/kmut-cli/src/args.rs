@@ -648,6 +648,11 @@ pub struct ReportArgs {
     /// Whose evaluations: `gpu`, `cpu`, or `auto` (the GPU's where the store has any).
     #[arg(long, default_value = "auto", value_parser = ["auto", "gpu", "cpu"], value_name = "BACKEND")]
     pub backend: String,
+    /// Which mutants the pages, the Stryker JSON and the tables list one by one: `run` (those
+    /// with a stored evaluation) or `all` (every mutant, the rest as `not-run`). Counts and
+    /// scores are over every mutant either way.
+    #[arg(long, default_value = "run", value_parser = ["run", "all"], value_name = "SCOPE")]
+    pub scope: String,
     /// Print the file:// address of the overview to open in a browser.
     #[arg(long)]
     pub open: bool,

@@ -18,6 +18,31 @@ pub struct ReportOptions {
     /// report per protocol, the filters' default).
     pub protocols: Vec<Protocol>,
     pub backend: Backend,
+    /// Which mutants the listings show (the substrate pages, the Stryker JSON, the tables);
+    /// every count and score is over all mutants whatever it is.
+    pub scope: Scope,
+}
+
+/// Which mutants a report lists one by one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Those with at least one evaluation of their current image on the report's backend: a
+    /// sampled campaign's store holds every mutant of every substrate (163,881 for the accepted
+    /// corpus), and listing the ones never run made a 738 MB report.
+    Run,
+    /// Every current mutant, the ones never run listed as `not-run`.
+    All,
+}
+
+impl Scope {
+    pub fn parse(s: &str) -> Result<Scope, String> {
+        match s {
+            "run" => Ok(Scope::Run),
+            "all" => Ok(Scope::All),
+            other => Err(format!("unknown report scope `{other}`: expected `run` or `all`")),
+        }
+    }
 }
 
 /// Everything a report renders.
@@ -67,7 +92,13 @@ pub struct SubstrateData {
     pub kernels: Vec<KernelData>,
     /// The input columns the backend's baselines were measured on (the original's runs).
     pub columns: Vec<ColumnData>,
+    /// The mutants listed (all of them, or those run: [`Scope`]).
     pub mutants: Vec<MutantData>,
+    /// Current mutants by class name over all of them, listed or not (`uncompiled` for those
+    /// without a compile record).
+    pub classes: Vec<(&'static str, usize)>,
+    /// Current mutants not listed because none of their cells is stored ([`Scope::Run`]).
+    pub unlisted: usize,
     /// Stored cells of earlier images (or of stale mutants): not shown, not scored.
     pub stale_cells: usize,
     /// The whole description (launch steps, `K.cdiv` calls, suites).
@@ -168,7 +199,7 @@ pub fn collect(store: &Store, options: &ReportOptions) -> Result<ReportData, Rep
         scores.iter().map(|s| s.score.verdicts.iter().map(|v| ((v.substrate.as_str(), v.mutant.as_str()), v)).collect()).collect();
     let mut substrates = Vec::new();
     for desc in store.substrates()? {
-        substrates.push(substrate(store, &desc, options.backend, &by_mutant)?);
+        substrates.push(substrate(store, &desc, options, &by_mutant)?);
     }
     let first = &options.protocols[0];
     Ok(ReportData {
@@ -249,9 +280,10 @@ fn audit(store: &Store, options: &ReportOptions) -> Result<Stage<kmut_audit::Aud
 fn substrate(
     store: &Store,
     desc: &SubstrateDescription,
-    backend: Backend,
+    options: &ReportOptions,
     verdicts: &[HashMap<(&str, &str), &kmut_score::MutantVerdict>],
 ) -> Result<SubstrateData, ReportError> {
+    let backend = options.backend;
     let target = store.targets(&desc.name)?.into_iter().next();
     let mutants = store.mutants(&desc.name)?;
     let (classes, cells, baselines, current) = match &target {
@@ -286,6 +318,7 @@ fn substrate(
             MutantData { class: class.map(|c| c.class), duplicate_of: class.and_then(|c| c.duplicate_of.clone()), verdicts, fidelity, cells, mutant: m }
         })
         .collect();
+    let classes = class_counts(&rows);
     let mut columns: Vec<ColumnData> = baselines.iter().map(|b| column(b, current.original.as_deref())).collect();
     columns.sort_by_key(|c| order.get(&(c.suite.clone(), c.seed)).copied().unwrap_or(usize::MAX));
     let kernels = desc
@@ -299,6 +332,10 @@ fn substrate(
             mutants: rows.iter().filter(|m| m.mutant.layer == Some(layer)).count(),
         })
         .collect();
+    let listed: Vec<MutantData> = match options.scope {
+        Scope::All => rows,
+        Scope::Run => rows.into_iter().filter(|m| !m.cells.is_empty()).collect(),
+    };
     Ok(SubstrateData {
         name: desc.name.clone(),
         level: desc.level,
@@ -307,7 +344,9 @@ fn substrate(
         target,
         kernels,
         columns,
-        mutants: rows,
+        unlisted: classes.iter().map(|(_, n)| n).sum::<usize>() - listed.len(),
+        mutants: listed,
+        classes,
         stale_cells,
         desc: desc.clone(),
     })
@@ -358,12 +397,21 @@ impl SubstrateData {
         score.protocol.columns_for(&self.desc, score.score.inputs)
     }
 
-    /// Mutants by class name (`stillborn`, ..., `uncompiled` for those without a record).
-    pub fn class_counts(&self) -> Vec<(&'static str, usize)> {
-        let names = ["live", "stillborn", "equivalent", "duplicate"];
-        let mut out: Vec<(&'static str, usize)> =
-            names.iter().map(|&n| (n, self.mutants.iter().filter(|m| m.class.map(Class::name) == Some(n)).count())).collect();
-        out.push(("uncompiled", self.mutants.iter().filter(|m| m.class.is_none()).count()));
-        out
+    /// Every current mutant, listed or not.
+    pub fn total_mutants(&self) -> usize {
+        self.classes.iter().map(|(_, n)| n).sum()
     }
+
+    /// Live mutants, listed or not.
+    pub fn live_mutants(&self) -> usize {
+        self.classes.iter().find(|(c, _)| *c == "live").map_or(0, |(_, n)| *n)
+    }
+}
+
+/// Mutants by class name (`stillborn`, ..., `uncompiled` for those without a record).
+fn class_counts(rows: &[MutantData]) -> Vec<(&'static str, usize)> {
+    let names = ["live", "stillborn", "equivalent", "duplicate"];
+    let mut out: Vec<(&'static str, usize)> = names.iter().map(|&n| (n, rows.iter().filter(|m| m.class.map(Class::name) == Some(n)).count())).collect();
+    out.push(("uncompiled", rows.iter().filter(|m| m.class.is_none()).count()));
+    out
 }

@@ -21,7 +21,8 @@ pub mod tables;
 use std::path::{Path, PathBuf};
 
 pub use data::{
-    collect, verdict_word, ColumnData, KernelData, MutantData, MutantVerdict, ProtocolScore, ReportData, ReportOptions, Stage, SubstrateData, VERDICT_WORDS,
+    collect, verdict_word, ColumnData, KernelData, MutantData, MutantVerdict, ProtocolScore, ReportData, ReportOptions, Scope, Stage, SubstrateData,
+    VERDICT_WORDS,
 };
 
 #[derive(Debug, thiserror::Error)]

@@ -51,8 +51,8 @@ impl Section for Substrates {
                 href: format!("substrates/{}.html", file_safe(&s.name)),
                 level: s.level,
                 kernels: s.kernels.len(),
-                mutants: s.mutants.len(),
-                live: s.mutants.iter().filter(|m| m.class == Some(Class::Live)).count(),
+                mutants: s.total_mutants(),
+                live: s.live_mutants(),
                 cells: rates_of(data, &s.name),
             })
             .collect();
@@ -84,6 +84,8 @@ pub struct PageView {
     verdict_words: Vec<&'static str>,
     mutants: Vec<MutantView>,
     stale_cells: usize,
+    /// Mutants not listed (never run; `kmut report --scope all` lists them).
+    unlisted: usize,
 }
 
 #[derive(Serialize)]
@@ -163,7 +165,7 @@ pub fn page(data: &ReportData, i: usize) -> PageView {
         backend: data.backend.name(),
         protocols: data.scores.iter().map(|p| ProtocolHead { name: p.name.clone(), tolerance: format!("{:e}", p.tolerance) }).collect(),
         rates: rates_of(data, &s.name),
-        classes: s.class_counts(),
+        classes: s.classes.clone(),
         kernels: s.kernels.clone(),
         columns: s
             .columns
@@ -191,6 +193,7 @@ pub fn page(data: &ReportData, i: usize) -> PageView {
         verdict_words,
         mutants: s.mutants.iter().map(|m| mutant(data, m)).collect(),
         stale_cells: s.stale_cells,
+        unlisted: s.unlisted,
     }
 }
 
