@@ -140,8 +140,7 @@ def _stats(orig: Any, out: Any, atol: float, rtol: float, torch: Any) -> Any:
         out = out.to(orig.device)
     if tuple(out.shape) != tuple(orig.shape):
         return torch.tensor([math.inf, math.inf, 1.0], dtype=torch.float64, device=orig.device)
-    narrow = (torch.float32, torch.float16, torch.bfloat16)
-    if compare.mode() == "fast" and orig.dtype in narrow and out.dtype in narrow:
+    if compare.first_pass_applies(orig, out, torch):
         return _stats_fast(orig.reshape(-1), out.reshape(-1), atol, rtol, torch)
     return _stats_fp64(orig, out, atol, rtol, torch)
 
@@ -178,29 +177,25 @@ def _stats_fast(r_all: Any, o_all: Any, atol: float, rtol: float, torch: Any) ->
     the relative L2 error to float32 precision. For float32/float16/bfloat16 tensors, which
     float32 holds exactly (so equality and finiteness are decided exactly)."""
     dev, n = r_all.device, r_all.numel()
-    if torch.equal(r_all, o_all) and bool(torch.isfinite(r_all).all()):
-        # Equal and finite: every figure is 0 (a NaN is never equal, so it takes the long way).
+    if torch.equal(r_all, o_all):
+        # Every figure is 0 (equal infinities too; a NaN is never equal, so it takes the long way).
         return torch.zeros(3, dtype=torch.float64, device=dev)
-    tau = 0.0
-    rel_num: tuple[float, float] = (0.0, 0.0)
-    rel_den: tuple[float, float] = (0.0, 0.0)
+    tau = num = den = 0.0
     off = 0
     broken = False
     for at in range(0, n, CHUNK):
         t, d2, r2, o, br = _chunk_fast(r_all[at : at + CHUNK], o_all[at : at + CHUNK], atol, rtol, torch)
-        tau, off, broken = max(tau, t), off + o, broken or br
-        rel_num, rel_den = _add_scaled(rel_num, d2), _add_scaled(rel_den, r2)
+        tau, num, den, off, broken = max(tau, t), num + d2, den + r2, off + o, broken or br
     if broken:
         tau, rel = math.inf, math.inf
     else:
-        num, den = _scaled_value(rel_num), _scaled_value(rel_den)
         rel = 0.0 if num == 0 else (math.inf if den == 0 else math.sqrt(num) / math.sqrt(den))
     return torch.tensor([tau, rel, off / max(n, 1)], dtype=torch.float64, device=dev)
 
 
-def _chunk_fast(r: Any, o: Any, atol: float, rtol: float, torch: Any) -> tuple[float, Any, Any, int, bool]:
+def _chunk_fast(r: Any, o: Any, atol: float, rtol: float, torch: Any) -> tuple[float, float, float, int, bool]:
     """One chunk's (tau*, sum of squared differences, sum of squared finite reference values,
-    elements off, broken); the sums as (scale, sum of (x/scale)^2) pairs."""
+    elements off, broken)."""
     r32, o32 = r.float(), o.float()
     fin_r, fin_o = torch.isfinite(r32), torch.isfinite(o32)
     same = r32 == o32
@@ -210,7 +205,7 @@ def _chunk_fast(r: Any, o: Any, atol: float, rtol: float, torch: Any) -> tuple[f
     ref2 = _sum_squares(torch.where(fin_r, r32, torch.zeros_like(r32)), torch)
     n_bad = int(bad.sum())
     if not bool(live.any()):
-        return (math.inf if n_bad else 0.0), (0.0, 0.0), ref2, n_bad, n_bad > 0
+        return (math.inf if n_bad else 0.0), 0.0, ref2, n_bad, n_bad > 0
     q_tau = torch.where(live, d32 / (1.0 + o32.abs()), torch.zeros_like(d32))
     pick = compare.near_max(q_tau, live, torch)
     r64, o64 = r[pick].double(), o[pick].double()
@@ -231,27 +226,14 @@ def _chunk_fast(r: Any, o: Any, atol: float, rtol: float, torch: Any) -> tuple[f
     return tau, diff2, ref2, n_bad + int(surely.sum()) + unsure_off, n_bad > 0
 
 
-def _sum_squares(x: Any, torch: Any) -> tuple[float, float]:
-    """(m, sum((x/m)^2)) for the largest |x| = m: no overflow or loss to underflow that
-    matters (an x/m below 2^-75 adds less than 2^-150 * n to a sum of at least 1)."""
+def _sum_squares(x: Any, torch: Any) -> float:
+    """sum(x^2) as a float64 number, summed in float32 over x/m for the largest |x| = m: no
+    overflow (m^2 * n stays far inside float64's range for float32 values) and no loss to
+    underflow that matters (an x/m below 2^-75 adds less than 2^-150 * n to a sum of at least 1)."""
     m = x.abs().max().item() if x.numel() else 0.0
     if m == 0 or not math.isfinite(m):
-        return (0.0, 0.0)
-    return (m, float((x / m).pow(2).sum().item()))
-
-
-def _add_scaled(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
-    """The sum of two (scale, scaled sum) pairs, rescaled to the larger scale."""
-    (ma, sa), (mb, sb) = a, b
-    if ma < mb:
-        (ma, sa), (mb, sb) = (mb, sb), (ma, sa)
-    return (ma, sa + (sb * (mb / ma) ** 2 if mb else 0.0)) if ma else (0.0, 0.0)
-
-
-def _scaled_value(p: tuple[float, float]) -> float:
-    """m^2 * s in float64 (infinite only past float64's range)."""
-    m, s = p
-    return m * m * s
+        return 0.0
+    return m * m * float((x / m).pow(2).sum().item())
 
 
 def step_errors(original: list[Any], mutant: list[Any], atol: float, rtol: float, torch: Any) -> list[list[float]]:

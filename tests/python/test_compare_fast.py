@@ -132,13 +132,18 @@ def test_an_unknown_mode_is_refused():
         compare.set_mode("fp16")
 
 
-@pytest.mark.parametrize("base", [1.0, 3.0, 1e-3, 1e20])
-def test_dense_near_ties_whose_float32_order_differs_from_float64s(base):
-    # Outputs a few float32 ulps apart: (1 + |out|) rounds in float32, so the float32 ranking
-    # of their tau* is not the float64 one; the float64 maximum must still be found.
+def dense_near_ties(base):
+    """(ref, out): outputs a few float32 ulps apart around `base`, so (1 + |out|) rounds in
+    float32 and the float32 ranking of their tau* is not the float64 one."""
     ulp = base * 2.0**-23
     k = torch.arange(1, 4097, dtype=torch.float64)
     out = (base + k * ulp).float()
-    ref = (out.double() + (4097 - k) * ulp * 0.5).float()
+    return (out.double() + (4097 - k) * ulp * 0.5).float(), out
+
+
+@pytest.mark.parametrize("base", [1.0, 3.0, 1e-3, 1e20])
+def test_dense_near_ties_whose_float32_order_differs_from_float64s(base):
+    # The float64 maximum must still be found.
+    ref, out = dense_near_ties(base)
     same_figures(*both(ref, out))
     same_figures(*both(ref.flip(0), out.flip(0)))
