@@ -86,18 +86,27 @@ def progress(msg: str) -> None:
 def checksum(tensors: list[Any], torch: Any) -> str:
     """A cheap content hash of tensors, computed where they live: the sum of their 32-bit words
     (bytes when the size is odd) and a position-weighted sum of the first words, so that a
-    changed or swapped value changes it."""
-    parts = []
-    for t in tensors:
+    changed or swapped value changes it. The sums of every tensor on one device come back in
+    one transfer: a level-3 network's hundreds of weights cost one synchronisation after every
+    evaluation, not two each."""
+    described: list[Any] = []
+    pending: dict[Any, list[tuple[int, Any]]] = {}
+    for i, t in enumerate(tensors):
         if not isinstance(t, torch.Tensor):
-            parts.append(repr(t))
+            described.append(repr(t))
             continue
         raw = t.detach().contiguous().view(-1).view(torch.uint8)
         words = raw.view(torch.int32) if raw.numel() % 4 == 0 else raw
         head = words[:1021].to(torch.int64)
         weights = torch.arange(1, 1 + head.numel(), device=words.device, dtype=torch.int64)
-        parts.append(f"{t.dtype}:{tuple(t.shape)}:{words.sum(dtype=torch.int64).item()}:{(head * weights).sum().item()}")
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()
+        sums = torch.stack([words.sum(dtype=torch.int64), (head * weights).sum()])
+        pending.setdefault(words.device, []).append((i, sums))
+        described.append(f"{t.dtype}:{tuple(t.shape)}")
+    for items in pending.values():
+        values = torch.stack([s for _, s in items]).tolist()
+        for (i, _), (total, weighted) in zip(items, values):
+            described[i] = f"{described[i]}:{total}:{weighted}"
+    return hashlib.sha256("|".join(described).encode()).hexdigest()
 
 
 def canary_pattern(n_bytes: int, device: Any, torch: Any, byte: int = CANARY_BYTE) -> Any:
@@ -164,10 +173,27 @@ class Guarded:
     byte: int = CANARY_BYTE
 
     def intact(self, torch: Any) -> bool:
-        pattern = canary_pattern(self.pad_bytes, self.whole.device, torch, self.byte)
+        return canaries_intact([self], torch)
+
+    def hit(self, pattern: Any) -> Any:
+        """Whether a canary byte changed, as a device boolean (no synchronisation)."""
         head = self.whole[: self.pad_bytes]
         tail = self.whole[self.pad_bytes + self.body_bytes :]
-        return bool(torch.equal(head, pattern)) and bool(torch.equal(tail, pattern))
+        return (head != pattern).any() | (tail != pattern).any()
+
+
+def canaries_intact(guards: list[Guarded], torch: Any) -> bool:
+    """Whether every guard's canaries are as written: one pattern per canary size and one
+    transfer per device for all of them (a level-3 pipeline guards a hundred buffers; two
+    synchronisations each cost more than its kernels)."""
+    patterns: dict[tuple[int, Any, int], Any] = {}
+    hits: dict[Any, list[Any]] = {}
+    for g in guards:
+        key = (g.pad_bytes, g.whole.device, g.byte)
+        if key not in patterns:
+            patterns[key] = canary_pattern(g.pad_bytes, g.whole.device, torch, g.byte)
+        hits.setdefault(g.whole.device, []).append(g.hit(patterns[key]))
+    return not any(bool(torch.stack(h).any().item()) for h in hits.values())
 
 
 def guard_buffers(steps: list[Any], out: Any, owned: set[int], torch: Any,
@@ -312,7 +338,7 @@ class Worker:
                 original = Launcher(Path(spec["original_image"]).read_bytes(), self.device.index, spec.get("symbols"))
             self.substrates[name] = {
                 "fields": fields, "K": K, "names": kernel_names(fields), "symbols": spec.get("symbols") or {},
-                "original": original, "path": spec["path"],
+                "original": original, "path": spec["path"], "original_image": str(spec["original_image"]),
             }
         return self.substrates[name]
 
@@ -380,28 +406,63 @@ class Worker:
                 raise LookupError(f"{sub['path']}: no suite named {name!r}")
             sizes = K.sizes_for(fields["dims"], suite)
             cpu = self.draw(sub, name, seed, sizes, lambda: draw_inputs(suite, seed, sizes, torch, on=self.device))
+        phases = Phases(torch, None if self.cpu else self.device)
+        phases.mark("draw")
         inputs = self.place(cpu)
         with torch.no_grad():
             ref = fields["ref"](inputs, torch)
+        phases.mark("ref")
         # `steps`: whether this column captures each pipeline step (the engine asks it on the
         # protocol's own columns, not on a witness search's); absent means yes.
         self.column = {"name": name, "seed": seed, "sizes": sizes, "cpu": cpu, "inputs": inputs, "ref": ref, "sub": sub,
                        "steps_on": bool(req.get("steps", True))}
         self.column["sum"] = self.column_sum()
+        phases.mark("checksum")
         original = self.evaluate({"eval": -1, "mutant": None, "image": None, "scope": [], "transform": None}, announce=False)
+        phases.mark("original")
         if original.get("environment"):
             raise MemoryError(original["environment"])
         if original.get("crash"):
             raise RuntimeError(f"the original kernel fails on {name} seed {seed}: {original['crash']}: {original.get('detail', '')}")
         self.column["original_tau"] = original["tau"]
-        validity = self.validity(req["margin"]) if req.get("margin") is not None else {}
+        validity = self.known_validity(sub, name, seed, sizes, req["margin"]) if req.get("margin") is not None else {}
+        phases.mark("validity")
         self.original_out = None
         # The column's footprint: what this worker holds while evaluating on it (its weights,
         # inputs, reference, and one run's buffers), for the orchestrator's memory budget.
         peak = None if self.cpu else torch.cuda.max_memory_reserved(self.device) + self.column.get("steps_kept_bytes", 0)
+        # Where a column's preparation goes (issue 21's next lever is read from these lines in
+        # the run's workers log), one line per prepared column.
+        progress(f"prepared {sub['fields']['name']} {name} seed {seed}: {phases}")
         emit("column", suite=name, seed=seed, sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
              kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak, **validity,
              **self.steps_layout())
+
+    def known_validity(self, sub: dict[str, Any], name: str, seed: int, sizes: dict[str, int], margin: float) -> dict[str, Any]:
+        """The validity gate's verdict on the current column: computed here, or read from the
+        scratch folder when another worker computed it for the same column and original (the
+        fp64 reference is the costliest part of preparing a generated column, and the verdict
+        does not depend on which worker draws it), and written there for the next."""
+        path = None
+        if self.scratch is not None:
+            # The original's image path names its content (the image cache is content-addressed).
+            key = json.dumps([sub["path"], name, seed, sizes, margin, sub["original_image"], self.cpu], sort_keys=True)
+            path = self.scratch / f"validity-{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
+            try:
+                known = json.loads(path.read_text())
+                if set(known) == {"valid", "tau64_ref", "tau64_orig"}:
+                    return known
+            except (OSError, ValueError):
+                pass
+        verdict = self.validity(margin)
+        if path is not None:
+            try:
+                tmp = path.with_suffix(f".tmp{os.getpid()}")
+                tmp.write_text(json.dumps(verdict))
+                tmp.rename(path)
+            except OSError as e:
+                progress(f"could not cache a validity verdict in {path.parent}: {e}")
+        return verdict
 
     def validity(self, margin: float) -> dict[str, Any]:
         """Whether the current column may witness (the witness search's validity gate): the fp32
@@ -571,7 +632,7 @@ class Worker:
         if req["eval"] < 0:
             self.original_out = out  # the validity gate compares it with fp64
         run["kernel_ms"] = kernel_ms
-        run["canary"] = not all(g.intact(torch) for g in guards)
+        run["canary"] = not canaries_intact(guards, torch)
         self.record_steps(req, capture, run)
         return run
 
@@ -651,6 +712,26 @@ class Worker:
             return probe == 16.0
         except Exception:  # noqa: BLE001 - any failure means the context is gone
             return False
+
+
+class Phases:
+    """Wall time of a column's preparation, phase by phase (the device synchronised at each
+    mark, so a phase's kernels are counted in it and not in the next)."""
+
+    def __init__(self, torch: Any, device: Any):
+        self.torch, self.device = torch, device
+        self.last = time.perf_counter()
+        self.spent: list[tuple[str, float]] = []
+
+    def mark(self, name: str) -> None:
+        if self.device is not None:
+            self.torch.cuda.synchronize(self.device)
+        now = time.perf_counter()
+        self.spent.append((name, now - self.last))
+        self.last = now
+
+    def __str__(self) -> str:
+        return " ".join(f"{name} {s * 1e3:.0f} ms" for name, s in self.spent)
 
 
 def serve(worker: Worker, stream: Any) -> int:

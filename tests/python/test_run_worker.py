@@ -15,7 +15,9 @@ from kmut._run_worker import (
     CANARY_ELEMENTS,
     CPU_CANARY_BYTE,
     FlooringCdiv,
+    Worker,
     apply_transform,
+    canaries_intact,
     checksum,
     guard_buffers,
     guarded_copy,
@@ -43,6 +45,12 @@ def test_guarded_buffers_keep_views_and_catch_a_write_past_the_end():
     whole = torch.empty(0).set_(new_out.untyped_storage(), 0, (10 + 2 * CANARY_ELEMENTS,))
     whole[CANARY_ELEMENTS + 10] = 0.0  # one past the end
     assert not guards[[g.body_bytes for g in guards].index(40)].intact(torch)
+    # All the guards at once, as the worker checks them: one hit among intact ones counts.
+    assert not canaries_intact(guards, torch)
+    fresh = guard_buffers(steps, out, owned, torch)[2]
+    assert canaries_intact(fresh, torch) and canaries_intact([], torch)
+    fresh[0].whole[0] = 0  # the first canary byte before a buffer
+    assert not canaries_intact(fresh, torch)
 
 
 def test_guarded_buffers_keep_what_launch_put_in_them():
@@ -132,3 +140,43 @@ def test_cpu_canaries_are_nan_and_catch_a_write_past_the_end():
     past = torch.empty(0, dtype=torch.float32).set_(new_out.untyped_storage(), new_out.storage_offset(), (11,))
     past[10] = 1.0
     assert not guards[0].intact(torch)
+
+
+def test_a_validity_verdict_is_computed_once_per_column_and_original(tmp_path):
+    """Workers share the validity gate's verdict through the scratch folder: the second worker to
+    prepare a column reads it instead of computing the fp64 reference again; another seed, margin
+    or original computes its own, and an unreadable file is computed again, not trusted."""
+    computed: list[float] = []
+
+    def worker() -> Worker:
+        w = Worker.__new__(Worker)
+        w.scratch, w.cpu = tmp_path, False
+
+        def validity(margin: float) -> dict:
+            computed.append(margin)
+            return {"valid": margin > 0.1, "tau64_ref": 0.01, "tau64_orig": 0.02}
+
+        w.validity = validity  # type: ignore[method-assign]
+        return w
+
+    sub = {"path": "L1p1_x.py", "original_image": "/cache/ab12.cubin"}
+    sizes = {"N": 64}
+    first = worker().known_validity(sub, "W:scaled:10:small", 1, sizes, 0.5)
+    assert first == {"valid": True, "tau64_ref": 0.01, "tau64_orig": 0.02} and computed == [0.5]
+    # Another worker, the same column: read, not computed.
+    assert worker().known_validity(sub, "W:scaled:10:small", 1, sizes, 0.5) == first and computed == [0.5]
+    # A different seed, margin or original image is a different verdict.
+    worker().known_validity(sub, "W:scaled:10:small", 2, sizes, 0.5)
+    worker().known_validity(sub, "W:scaled:10:small", 1, sizes, 0.05)
+    worker().known_validity({**sub, "original_image": "/cache/cd34.cubin"}, "W:scaled:10:small", 1, sizes, 0.5)
+    assert computed == [0.5, 0.5, 0.05, 0.5]
+    # A damaged file is not a verdict.
+    for f in tmp_path.glob("validity-*.json"):
+        f.write_text("{not json")
+    worker().known_validity(sub, "W:scaled:10:small", 1, sizes, 0.5)
+    assert len(computed) == 5
+    # Without a scratch folder nothing is shared.
+    w = worker()
+    w.scratch = None
+    w.known_validity(sub, "W:scaled:10:small", 1, sizes, 0.5)
+    assert len(computed) == 6
