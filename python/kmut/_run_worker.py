@@ -390,6 +390,7 @@ class Worker:
         fields, K = sub["fields"], sub["K"]
         name, seed = req["suite"], req["seed"]
         self.column = None
+        phases = Phases(torch, None if self.cpu else self.device)
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats(self.device)
@@ -406,7 +407,6 @@ class Worker:
                 raise LookupError(f"{sub['path']}: no suite named {name!r}")
             sizes = K.sizes_for(fields["dims"], suite)
             cpu = self.draw(sub, name, seed, sizes, lambda: draw_inputs(suite, seed, sizes, torch, on=self.device))
-        phases = Phases(torch, None if self.cpu else self.device)
         phases.mark("draw")
         inputs = self.place(cpu)
         with torch.no_grad():

@@ -21,14 +21,15 @@ infinity), the relative L2 error ||mutant - orig|| / ||orig|| (0 when both are z
 when only the original is), and the fraction of elements off by more than the substrate's
 tolerance (atol + rtol * |mutant|, or NaN on one side).
 
-Cheaper, and exact where it matters: most steps of an evaluation lie before the mutated layer
-and are bit-identical to the original's, so a step whose outputs are equal costs one comparison.
-For the others, float32/float16/bfloat16 outputs (nearly every step) are measured in float32
-first, as `kmut.compare` does: tau* is the float64 computation's to the bit (float64 on the few
-elements that can hold the maximum), the fraction off is exact (float64 on the elements within
-the first pass's error bound of the tolerance), and the relative L2 error is summed in float32
-over values scaled by their maximum (relative error below 1e-5; it is a description, never a
-verdict). `kmut.compare.set_mode("fp64")` measures every element in float64 (the baseline of
+Cheaper, and exact everywhere: most steps of an evaluation lie before the mutated layer and are
+bit-identical to the original's, so in the fast mode (`kmut.compare`'s default) every step's
+equality is tested on the device and read back in one transfer, and an identical step reports
+zeros without being measured. The others are measured element by element in float64, without a
+synchronisation. (A float32 first pass, as `kmut.compare` has, was dropped here: it took a
+dozen synchronisations per differing step, and with six workers on one H200 a level-3
+evaluation with the capture took 3.2x its wall without, against the goal of 1.3x; this way an
+evaluation's steps take two synchronisations in all. `docs/performance.md` has the figures.)
+`kmut.compare.set_mode("fp64")` measures every step, identical or not (the baseline of
 `kmut bench compare`).
 """
 
@@ -134,14 +135,30 @@ def keep(outputs: list[Any], torch: Any, free_bytes: int | None) -> tuple[list[A
     return [t.detach().to("cpu") for t in outputs], "host", 0
 
 
+def _identical(pairs: list[tuple[Any, Any]], torch: Any) -> list[bool]:
+    """Which (original, mutant) step outputs are bit for bit equal (same shape, every element
+    ==; a NaN never is): one transfer per device for all the steps, not one sync per step."""
+    flags: list[Any] = []
+    for orig, out in pairs:
+        if tuple(out.shape) != tuple(orig.shape) or out.dtype != orig.dtype:
+            flags.append(None)
+        else:
+            flags.append((orig == out).all())
+    result = [False] * len(pairs)
+    by_device: dict[Any, list[int]] = {}
+    for i, f in enumerate(flags):
+        if f is not None:
+            by_device.setdefault(f.device, []).append(i)
+    for idx in by_device.values():
+        for i, same in zip(idx, torch.stack([flags[i] for i in idx]).tolist()):
+            result[i] = bool(same)
+    return result
+
+
 def _stats(orig: Any, out: Any, atol: float, rtol: float, torch: Any) -> Any:
-    """[tau, rel_l2, frac_off] of one step as a float64 tensor on the tensors' device."""
-    if out.device != orig.device:
-        out = out.to(orig.device)
+    """[tau, rel_l2, frac_off] of one step as a float64 tensor on the original's device (no sync)."""
     if tuple(out.shape) != tuple(orig.shape):
         return torch.tensor([math.inf, math.inf, 1.0], dtype=torch.float64, device=orig.device)
-    if compare.first_pass_applies(orig, out, torch):
-        return _stats_fast(orig.reshape(-1), out.reshape(-1), atol, rtol, torch)
     return _stats_fp64(orig, out, atol, rtol, torch)
 
 
@@ -172,74 +189,15 @@ def _stats_fp64(orig: Any, out: Any, atol: float, rtol: float, torch: Any) -> An
     return torch.stack([tau, rel, frac])
 
 
-def _stats_fast(r_all: Any, o_all: Any, atol: float, rtol: float, torch: Any) -> Any:
-    """`_stats_fp64`'s figures from a float32 first pass: tau* and the fraction off to the bit,
-    the relative L2 error to float32 precision. For float32/float16/bfloat16 tensors, which
-    float32 holds exactly (so equality and finiteness are decided exactly)."""
-    dev, n = r_all.device, r_all.numel()
-    if torch.equal(r_all, o_all):
-        # Every figure is 0 (equal infinities too; a NaN is never equal, so it takes the long way).
-        return torch.zeros(3, dtype=torch.float64, device=dev)
-    tau = num = den = 0.0
-    off = 0
-    broken = False
-    for at in range(0, n, CHUNK):
-        t, d2, r2, o, br = _chunk_fast(r_all[at : at + CHUNK], o_all[at : at + CHUNK], atol, rtol, torch)
-        tau, num, den, off, broken = max(tau, t), num + d2, den + r2, off + o, broken or br
-    if broken:
-        tau, rel = math.inf, math.inf
-    else:
-        rel = 0.0 if num == 0 else (math.inf if den == 0 else math.sqrt(num) / math.sqrt(den))
-    return torch.tensor([tau, rel, off / max(n, 1)], dtype=torch.float64, device=dev)
-
-
-def _chunk_fast(r: Any, o: Any, atol: float, rtol: float, torch: Any) -> tuple[float, float, float, int, bool]:
-    """One chunk's (tau*, sum of squared differences, sum of squared finite reference values,
-    elements off, broken)."""
-    r32, o32 = r.float(), o.float()
-    fin_r, fin_o = torch.isfinite(r32), torch.isfinite(o32)
-    same = r32 == o32
-    bad = ~same & ~(fin_r & fin_o)  # the float64 difference is NaN or infinite: off, tau* = inf
-    live = ~same & fin_r & fin_o
-    d32 = torch.where(live, (r32 - o32).abs(), torch.zeros_like(r32))  # may overflow to inf
-    ref2 = _sum_squares(torch.where(fin_r, r32, torch.zeros_like(r32)), torch)
-    n_bad = int(bad.sum())
-    if not bool(live.any()):
-        return (math.inf if n_bad else 0.0), 0.0, ref2, n_bad, n_bad > 0
-    q_tau = torch.where(live, d32 / (1.0 + o32.abs()), torch.zeros_like(d32))
-    pick = compare.near_max(q_tau, live, torch)
-    r64, o64 = r[pick].double(), o[pick].double()
-    tau = ((r64 - o64).abs() / (1.0 + o64.abs())).max().item()
-    # Off by more than the tolerance: decided in float32 unless within the first pass's error
-    # bound of it (or overflowed), and those few in float64.
-    thr = atol + rtol * o32.abs()
-    hi, lo = thr * (1.0 + compare.SLACK) + compare.TINY, thr * (1.0 - compare.SLACK) - compare.TINY
-    surely = live & (d32 > hi) & torch.isfinite(d32)
-    unsure = live & ~surely & ((d32 >= lo) | torch.isinf(d32))
-    r64, o64 = r[unsure].double(), o[unsure].double()
-    unsure_off = int(((r64 - o64).abs() > atol + rtol * o64.abs()).sum())
-    if bool(torch.isinf(d32).any()):  # a float32 overflow of a finite float64 difference
-        d64 = torch.where(live, (r.double() - o.double()).abs(), torch.zeros_like(r32, dtype=torch.float64))
-        diff2 = _sum_squares(d64, torch)
-    else:
-        diff2 = _sum_squares(d32, torch)
-    return tau, diff2, ref2, n_bad + int(surely.sum()) + unsure_off, n_bad > 0
-
-
-def _sum_squares(x: Any, torch: Any) -> float:
-    """sum(x^2) as a float64 number, summed in float32 over x/m for the largest |x| = m: no
-    overflow (m^2 * n stays far inside float64's range for float32 values) and no loss to
-    underflow that matters (an x/m below 2^-75 adds less than 2^-150 * n to a sum of at least 1)."""
-    m = x.abs().max().item() if x.numel() else 0.0
-    if m == 0 or not math.isfinite(m):
-        return 0.0
-    return m * m * float((x / m).pow(2).sum().item())
-
-
 def step_errors(original: list[Any], mutant: list[Any], atol: float, rtol: float, torch: Any) -> list[list[float]]:
     """`[tau, rel_l2, frac_off]` of every step, the original's outputs against the mutant's."""
     if not original:
         return []
-    rows = torch.stack([_stats(o, m, atol, rtol, torch) for o, m in zip(original, mutant)]).cpu().tolist()
+    pairs = [(o, m if m.device == o.device else m.to(o.device)) for o, m in zip(original, mutant)]
+    # The fast mode skips the steps a fault has not reached (bit-identical: all zeros); the
+    # others are measured in float64 without a synchronisation, all rows in one transfer.
+    same = _identical(pairs, torch) if compare.mode() == "fast" else [False] * len(pairs)
+    zero = torch.zeros(3, dtype=torch.float64, device=pairs[0][0].device)
+    rows = torch.stack([zero if s else _stats(o, m, atol, rtol, torch).to(zero.device) for (o, m), s in zip(pairs, same)]).cpu().tolist()
     # rel_l2 is NaN only where the original's norm is 0 and the difference is not: infinite.
     return [[t, math.inf if math.isnan(r) else r, f] for t, r, f in rows]

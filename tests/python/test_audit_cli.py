@@ -95,3 +95,26 @@ def test_on_a_gpu_the_protocols_run_at_official_sizes_and_only_the_illusion_find
     with sqlite3.connect(tmp_path / "s.sqlite") as db:
         suites = {s for (s,) in db.execute("SELECT DISTINCT suite FROM baselines")}
     assert {"W:fresh1:1:official", "W:fresh4:-1:official", "W:logscale:1000:official"} <= suites, sorted(suites)
+
+
+def test_the_audit_compiles_only_mutants_the_store_has_evaluated(audited, tmp_path):
+    cmd, tmp, _ = audited
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    with sqlite3.connect(tmp / "s.sqlite") as db:
+        before = db.execute("SELECT count(*) FROM classes").fetchone()[0]
+        evaluated = db.execute("SELECT count(DISTINCT mutant) FROM evaluations").fetchone()[0]
+        generated = db.execute("SELECT count(*) FROM mutants").fetchone()[0]
+    assert 0 < evaluated <= before < generated, (evaluated, before, generated)
+    # No --rules: every rule's mutants are generated, but only the evaluated ones are classified.
+    out = subprocess.run([*cmd, "audit", "official", "--substrate", str(DEMO), "--backend", "cpu", "--store", str(tmp / "s.sqlite"),
+                          "--cache", str(tmp / "cache"), "--cpu-workers", "2"], capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    with sqlite3.connect(tmp / "s.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM classes").fetchone()[0] == before
+    # A store with no evaluations says what to run first.
+    empty = subprocess.run([*cmd, "compile", str(DEMO), "--store", str(tmp_path / "e.sqlite"), "--cache", str(tmp / "cache"), *RULES],
+                           capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert empty.returncode == 0, empty.stderr[-2000:]
+    none = subprocess.run([*cmd, "audit", "official", "--substrate", str(DEMO), "--backend", "cpu", "--store", str(tmp_path / "e.sqlite")],
+                          capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert none.returncode != 0 and "holds no evaluations: run `kmut witness` first" in none.stderr, none.stderr[-2000:]

@@ -1,6 +1,6 @@
-"""kmut.steps' float32 first pass gives the float64 computation's tau* and fraction off bit for
-bit, and its relative L2 error to float32 precision: over random tensors, values near the
-tolerance, overflow, subnormals, non-finite values, half precision and chunk boundaries."""
+"""kmut.steps' fast mode (identical steps skipped after one batched equality test) gives the
+float64 computation's figures for every step: over random tensors, values near the tolerance,
+overflow, subnormals, non-finite values, half precision and chunk boundaries."""
 
 from __future__ import annotations
 
@@ -36,14 +36,34 @@ def same_figures(fast, slow):
         assert abs(r1 - r2) <= 1e-5 * r2, ("rel_l2", fast, slow)
 
 
-def test_the_first_pass_is_taken_for_float32_and_never_for_float64(monkeypatch):
+def test_only_the_steps_that_differ_are_measured_and_fp64_mode_measures_all(monkeypatch):
     calls = []
     real = steps._stats_fp64
     monkeypatch.setattr(steps, "_stats_fp64", lambda *a: calls.append(1) or real(*a))
-    steps.step_errors([torch.ones(10)], [torch.ones(10) * 2], ATOL, RTOL, torch)
-    assert calls == []
-    steps.step_errors([torch.ones(10, dtype=torch.float64)], [torch.ones(10, dtype=torch.float64)], ATOL, RTOL, torch)
-    assert calls == [1]
+    x = torch.randn(10)
+    rows = steps.step_errors([x, x, torch.ones(10)], [x.clone(), x + 1, torch.ones(10)], ATOL, RTOL, torch)
+    assert calls == [1], "one step of three differs"
+    assert rows[0] == [0.0, 0.0, 0.0] and rows[2] == [0.0, 0.0, 0.0] and rows[1][2] == 1.0
+    compare.set_mode("fp64")
+    try:
+        assert steps.step_errors([x, torch.ones(10)], [x.clone(), torch.ones(10)], ATOL, RTOL, torch) == [[0.0] * 3] * 2
+    finally:
+        compare.set_mode("fast")
+    assert len(calls) == 3
+
+
+def test_identity_is_bit_for_bit():
+    nan = float("nan")
+    pairs = [
+        (torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0])),
+        (torch.tensor([0.0]), torch.tensor([-0.0])),  # == as float comparison: equal
+        (torch.tensor([nan]), torch.tensor([nan])),  # a NaN is never equal
+        (torch.tensor([1.0, 2.0]), torch.tensor([[1.0, 2.0]])),  # another shape
+        (torch.tensor([1.0]), torch.tensor([1.0], dtype=torch.float16)),  # another dtype: measured
+        (torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.5])),
+    ]
+    assert steps._identical(pairs, torch) == [True, True, False, False, False, False]
+    assert steps._identical([], torch) == []
 
 
 @pytest.mark.parametrize("seed", range(48))
@@ -117,7 +137,7 @@ def test_adversarial_tensors_give_the_float64_figures(orig, out, dtype, monkeypa
 
 def test_an_identical_step_costs_one_comparison_and_reports_zeros(monkeypatch):
     calls = []
-    monkeypatch.setattr(steps, "_chunk_fast", lambda *a: calls.append(1))
+    monkeypatch.setattr(steps, "_stats_fp64", lambda *a: calls.append(1))
     x = torch.randn(1000)
     assert steps.step_errors([x], [x.clone()], ATOL, RTOL, torch) == [[0.0, 0.0, 0.0]]
     assert calls == [], "a bit-identical step is not measured element by element"

@@ -598,6 +598,14 @@ impl Store {
         Ok(self.conn.query_row("SELECT EXISTS (SELECT 1 FROM baselines WHERE suite LIKE 'W:%')", [], |r| r.get(0))?)
     }
 
+    /// Every mutant with at least one stored evaluation, under any target (sorted): what a
+    /// command that only reads evaluated mutants (`kmut audit`) needs compiled, and no more.
+    pub fn evaluated_mutants(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare("SELECT DISTINCT mutant FROM evaluations ORDER BY mutant")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
     /// The distinct targets evaluations are stored under (compile targets for GPU runs, `cpu`
     /// for the CPU backend).
     pub fn evaluation_targets(&self) -> Result<Vec<String>> {

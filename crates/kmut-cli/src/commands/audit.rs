@@ -12,7 +12,7 @@ use kmut_model::{Backend, Inputs, Protocol};
 use kmut_plan::{Planned, Sampling};
 use kmut_store::Store;
 
-use crate::args::AuditArgs;
+use crate::args::{AuditArgs, Selection};
 use crate::commands::compile::{compile_substrates, interrupt_flag, store_path, Compiled};
 use crate::commands::run::{heavy_limit, images_of, parse_duration, plan, print_summary, scratch_dir, visible_gpus, RunProgress};
 use crate::{Environment, ExitStatus};
@@ -75,7 +75,8 @@ fn execute(args: &AuditArgs, env: &Environment, options: &AuditOptions) -> anyho
         compile_opts.cache = Some(dir.clone());
     }
     let interrupt = interrupt_flag();
-    let mut compiled = compile_substrates(&args.substrates, &args.select, &compile_opts, args.store.as_deref(), env, &interrupt, "audit")?;
+    let select = audited_selection(args)?;
+    let mut compiled = compile_substrates(&args.substrates, &select, &compile_opts, args.store.as_deref(), env, &interrupt, "audit")?;
     if compiled.interrupted {
         return Ok((ExitStatus::Interrupted, vec![]));
     }
@@ -164,6 +165,22 @@ struct EngineSetup<'a> {
     deadline: Option<Instant>,
     budgeted: bool,
     heavy_ms: Option<f64>,
+}
+
+/// The mutants the audit may compile: only witnessed mutants are audited, and a witness is a
+/// stored evaluation, so without `--mutant` the selection is narrowed to the mutants the store
+/// has evaluations of. (Unnarrowed, classifying the corpus compiled 8,518 mutants on the H200
+/// and spent the audit's whole 100 s before it evaluated anything.)
+fn audited_selection(args: &AuditArgs) -> anyhow::Result<Selection> {
+    let mut select = args.select.clone();
+    if !select.mutants.is_empty() {
+        return Ok(select);
+    }
+    let path = store_path(args.store.as_deref());
+    anyhow::ensure!(path.is_file(), "no store at `{}`; run `kmut witness` first (or pass --store)", path.display());
+    select.mutants = Store::open(&path)?.evaluated_mutants()?;
+    anyhow::ensure!(!select.mutants.is_empty(), "`{}` holds no evaluations: run `kmut witness` first (only witnessed mutants are audited)", path.display());
+    Ok(select)
 }
 
 fn desc<'c>(compiled: &'c Compiled, name: &str) -> anyhow::Result<&'c kmut_model::SubstrateDescription> {

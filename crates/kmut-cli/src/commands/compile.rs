@@ -160,11 +160,13 @@ fn chosen_mutants(
     select_: &Selection,
 ) -> Vec<(SubstrateDescription, Vec<Mutant>)> {
     let rank = |m: &Mutant| kmut_compile::sha256_hex(m.id.as_bytes());
+    // A set: `kmut audit` names every evaluated mutant (thousands) against 160,000 generated.
+    let named: HashSet<&str> = select_.mutants.iter().map(String::as_str).collect();
     let mut picked: Vec<(SubstrateDescription, Vec<Mutant>)> = generated
         .into_iter()
         .map(|(d, ms)| {
             let mut ms: Vec<Mutant> =
-                ms.into_iter().filter(|m| chosen.contains(m.rule.as_str()) && (select_.mutants.is_empty() || select_.mutants.contains(&m.id))).collect();
+                ms.into_iter().filter(|m| chosen.contains(m.rule.as_str()) && (named.is_empty() || named.contains(m.id.as_str()))).collect();
             if let Some(k) = select_.max_per_rule {
                 ms.sort_by_cached_key(|m| (m.rule.clone(), rank(m)));
                 let mut per_rule: BTreeMap<String, usize> = BTreeMap::new();
