@@ -83,6 +83,11 @@ def progress(msg: str) -> None:
 # --- Pure tensor helpers (testable on the CPU) ---------------------------------------------------
 
 
+def scratch_key(*parts: Any) -> str:
+    """A scratch file's name for what `parts` (JSON values) describe: the same for every worker."""
+    return hashlib.sha256(json.dumps(list(parts), sort_keys=True).encode()).hexdigest()[:24]
+
+
 def checksum(tensors: list[Any], torch: Any) -> str:
     """A cheap content hash of tensors, computed where they live: the sum of their 32-bit words
     (bytes when the size is odd) and a position-weighted sum of the first words, so that a
@@ -357,9 +362,8 @@ class Worker:
         torch = self.torch
         cached = None
         if self.scratch is not None:
-            key = hashlib.sha256(json.dumps([sub["path"], name, seed, sizes], sort_keys=True).encode()).hexdigest()[:24]
             safe = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
-            cached = self.scratch / f"{sub['fields']['name']}-{safe}-{seed}-{key}.pt"
+            cached = self.scratch / f"{sub['fields']['name']}-{safe}-{seed}-{scratch_key(sub['path'], name, seed, sizes)}.pt"
             if cached.exists():
                 try:
                     return list(torch.load(cached, mmap=True, weights_only=True))
@@ -446,8 +450,7 @@ class Worker:
         path = None
         if self.scratch is not None:
             # The original's image path names its content (the image cache is content-addressed).
-            key = json.dumps([sub["path"], name, seed, sizes, margin, sub["original_image"], self.cpu], sort_keys=True)
-            path = self.scratch / f"validity-{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
+            path = self.scratch / f"validity-{scratch_key(sub['path'], name, seed, sizes, margin, sub['original_image'], self.cpu)}.json"
             try:
                 known = json.loads(path.read_text())
                 if set(known) == {"valid", "tau64_ref", "tau64_orig"}:

@@ -36,9 +36,9 @@ _MODE = "fast"
 # float32 unit roundoff, and the bound on the first pass's relative error used to pick the
 # candidates: each measure is at most three rounded float32 operations (3u), taken with room.
 _U32 = 2.0**-24
-SLACK = 16 * _U32
+_SLACK = 16 * _U32
 # The first pass's absolute error near zero (subnormal results), with room.
-TINY = 2.0**-140
+_TINY = 2.0**-140
 
 
 def set_mode(mode: str) -> None:
@@ -54,7 +54,7 @@ def mode() -> str:
     return _MODE
 
 
-def first_pass_applies(a: Any, b: Any, torch: Any) -> bool:
+def _first_pass_applies(a: Any, b: Any, torch: Any) -> bool:
     """Whether the float32 first pass measures `a` against `b`: the fast mode, and dtypes that
     float32 holds exactly (float32, float16, bfloat16; never integers past 2^24 or float64)."""
     narrow = (torch.float32, torch.float16, torch.bfloat16)
@@ -68,7 +68,7 @@ def compare(ref: Any, out: Any, torch: Any, chunk: int = CHUNK) -> dict[str, Any
         return {"shape_ok": False, "tau": math.inf, "max_abs": math.inf, "max_rel": math.inf, "nonfinite": False,
                 "shape": f"{tuple(out.shape)} vs ref {tuple(ref.shape)}"}
     r_all, o_all = ref.reshape(-1), out.reshape(-1)
-    fast = first_pass_applies(ref, out, torch)
+    fast = _first_pass_applies(ref, out, torch)
     tau = max_abs = max_rel = 0.0
     nonfinite = broken = False
     for at in range(0, r_all.numel(), chunk):
@@ -125,7 +125,7 @@ def _chunk_fast(r: Any, o: Any, torch: Any) -> tuple[float, float, float, bool, 
     # Relative error is finite in float64 exactly where the reference is non-zero.
     rel_live = live & (r32 != 0)
     q_rel = torch.where(rel_live, d32 / r32.abs(), torch.zeros_like(d32))
-    pick = near_max(q_abs, live, torch) | near_max(q_tau, live, torch) | near_max(q_rel, rel_live, torch)
+    pick = _near_max(q_abs, live, torch) | _near_max(q_tau, live, torch) | _near_max(q_rel, rel_live, torch)
     r64, o64 = r[pick].double(), o[pick].double()
     d = (r64 - o64).abs()
     tau = (d / (1.0 + o64.abs())).max().item()
@@ -136,7 +136,7 @@ def _chunk_fast(r: Any, o: Any, torch: Any) -> tuple[float, float, float, bool, 
     return tau, max_abs, max_rel, nonfinite, broken
 
 
-def near_max(q: Any, live: Any, torch: Any) -> Any:
+def _near_max(q: Any, live: Any, torch: Any) -> Any:
     """The elements of `live` whose float32 measure `q` may be the float64 maximum: those that
     overflowed, and those within the first pass's error bound of the largest finite one."""
     inf = torch.isinf(q) & live
@@ -144,7 +144,7 @@ def near_max(q: Any, live: Any, torch: Any) -> Any:
     # q >= 0 everywhere (0 off `live`), so the largest finite measure needs no boolean indexing
     # (a scan of every element on a GPU and the slowest operation here on a CPU).
     top = torch.where(finite, q, torch.zeros_like(q)).max().item()
-    return inf | (finite & (q >= top * (1.0 - SLACK) - TINY))
+    return inf | (finite & (q >= top * (1.0 - _SLACK) - _TINY))
 
 
 def tau_star(ref: Any, out: Any, torch: Any = None) -> float:

@@ -81,14 +81,7 @@ if [ "${DEPTH:-0}" = 1 ]; then
       --workers-per-gpu 6 "${flag[@]}" > "$L/depth-$mode.txt" 2> "$L/depth-$mode.err"
     grep -E "^run: [0-9]+ evaluations now" "$L/depth-$mode.err" | tail -n 1
   done
-  python3 - /tmp/depth-steps.sqlite /tmp/depth-no-steps.sqlite <<'PY'
-import sqlite3, sys
-for p in sys.argv[1:]:
-    db = sqlite3.connect(p)
-    n, w, k = db.execute("select count(*), sum(wall_ms), sum(kernel_ms) from evaluations where outcome='completed'").fetchone()
-    print(p, "completed evaluations", n, "mean wall ms %.1f" % ((w or 0) / max(n, 1)), "mean kernel ms %.2f" % ((k or 0) / max(n, 1)),
-          "step rows", db.execute("select count(*) from step_errors").fetchone()[0])
-PY
+  python3 scripts/device/depth-overhead.py /tmp/depth-steps.sqlite /tmp/depth-no-steps.sqlite
 fi
 stamp "export"
 rm -f "$OUT/results.sqlite"
