@@ -73,6 +73,28 @@ pub fn greedy(p: &Problem, mask: &Bits, forced: &[usize], max: usize) -> Vec<usi
     picks
 }
 
+/// `picks` filled up to `max` inputs once they stop adding kills on `mask`: a selection that
+/// covered its mask with fewer inputs (or a problem with no mutant in it, as a dev half often
+/// is) leaves budget unused, and an unused input detects nothing on mutants it was not chosen
+/// on. The filler follows a prior, never the mutants it will be scored on: the protocol's own
+/// inputs first (in their order), then the other candidates by how many mutants of `mask` they
+/// kill, the earliest first among equals.
+pub fn pad(p: &Problem, mask: &Bits, forced: &[usize], picks: &[usize], max: usize) -> Vec<usize> {
+    let mut out = picks.to_vec();
+    let taken = |c: &usize, out: &[usize]| forced.contains(c) || out.contains(c);
+    let mut rest: Vec<usize> = (0..p.candidates.len()).filter(|c| !p.official.contains(c)).collect();
+    rest.sort_by_key(|&c| std::cmp::Reverse(p.kills[c].count_in(mask)));
+    for c in p.official.iter().copied().chain(rest) {
+        if out.len() >= max {
+            break;
+        }
+        if !taken(&c, &out) {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// An exact choice and whether the solver proved it optimal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exact {
@@ -171,6 +193,20 @@ mod tests {
                 assert_eq!(ee, brute(&p, &mask, b), "budget {b}: {cells:?}");
             }
         }
+    }
+
+    #[test]
+    fn padding_fills_the_budget_with_the_protocols_inputs_first_then_the_strongest_on_the_mask() {
+        // Candidate 0 is the protocol's input (see `problem`); 3 kills most on the mask.
+        let p = problem(&[&[0, 0, 0, 0], &[1, 0, 0, 0], &[0, 0, 0, 1], &[0, 1, 1, 0]]);
+        let mask = p.mask(None);
+        assert_eq!(pad(&p, &mask, &[], &[2], 4), vec![2, 0, 3, 1]);
+        assert_eq!(pad(&p, &mask, &[], &[2], 2), vec![2, 0]);
+        // An empty mask (a dev half with no mutant): the protocol's input, then the earliest.
+        assert_eq!(pad(&p, &Bits::new(4), &[], &[], 2), vec![0, 1]);
+        // Forced inputs are never repeated, and a full budget is left as it is.
+        assert_eq!(pad(&p, &mask, &[0], &[], 2), vec![3, 1]);
+        assert_eq!(pad(&p, &mask, &[], &[3, 2], 2), vec![3, 2]);
     }
 
     #[test]

@@ -28,7 +28,7 @@ use kmut_store::Store;
 use serde::Serialize;
 
 pub use bits::Bits;
-pub use cover::{detect, exact, greedy, Detection, Exact};
+pub use cover::{detect, exact, greedy, pad, Detection, Exact};
 pub use export::{protocol, ChosenInput, ExportedProtocol};
 pub use matrix::{load, Candidate, Counts, MatrixOptions, Problem, Skipped, Source};
 pub use plot::svg;
@@ -326,12 +326,17 @@ fn point(problems: &[Problem], choices: &[Choices], o: &SynthOptions, b: usize) 
     for (p, c) in problems.iter().zip(choices) {
         let forced = forced(p, o);
         let with = |picks: &[usize]| [&forced[..], picks].concat();
-        let (all, test) = (p.mask(None), p.mask(Some(Half::Test)));
-        full += detect(p, &with(&c.full[..b.min(c.full.len())]), &all);
-        held_out += detect(p, &with(&c.dev[..b.min(c.dev.len())]), &test);
+        let (all, dev, test) = (p.mask(None), p.mask(Some(Half::Dev)), p.mask(Some(Half::Test)));
+        // A choice that stopped short of `b` inputs is filled up to it (`pad`: the protocol's
+        // inputs first), each on the mutants it was chosen on: a dev half with no mutant of a
+        // problem still gets inputs for the test half.
+        let full_picks = |picks: &[usize]| pad(p, &all, &forced, picks, b);
+        let dev_picks = |picks: &[usize]| pad(p, &dev, &forced, picks, b);
+        full += detect(p, &with(&full_picks(&c.full[..b.min(c.full.len())])), &all);
+        held_out += detect(p, &with(&dev_picks(&c.dev[..b.min(c.dev.len())])), &test);
         if let (Some(ef), Some(ed)) = (c.exact_full.get(b - 1), c.exact_dev.get(b - 1)) {
-            exact_full += detect(p, &with(&ef.picks), &all);
-            exact_held_out += detect(p, &with(&ed.picks), &test);
+            exact_full += detect(p, &with(&full_picks(&ef.picks)), &all);
+            exact_held_out += detect(p, &with(&dev_picks(&ed.picks)), &test);
             proven.0 += usize::from(ef.optimal && ed.optimal);
             proven.1 += 1;
         }

@@ -340,3 +340,21 @@ fn the_exported_protocol_round_trips_as_a_protocol_file_with_each_problems_input
     let svg = kmut_synth::svg(&s).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("greedy, full pool") && svg.contains("official trials, full pool"));
 }
+
+#[test]
+fn a_problem_with_no_dev_mutant_is_held_out_on_the_protocols_inputs_not_on_nothing() {
+    // Mutant ids that all fall in the test half: dev selects nothing for this problem.
+    let ids: Vec<String> = (0..200).map(|i| format!("t{i}")).filter(|id| Half::of(id) == Half::Test).take(3).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let mut f = Fixture::new();
+    // Two killed by the first official trial, one only by spiky x100.
+    f.substrate("L1p5_t", &refs, &[&[0], &[0, 1], &[8]], &[], &[]);
+    let s = synthesize(&f.store, &[], &options(&[1, 2])).unwrap();
+    // b=1: the filler is the protocol's first input (2 of 3); b=2 adds its second, which
+    // kills nothing new; never the spiky input, which only the test half could have shown.
+    assert_eq!(s.curve[0].held_out.detected.total, 3);
+    assert_eq!(s.curve[0].held_out.detected.known, 2);
+    assert_eq!(s.curve[1].held_out.detected.known, 2);
+    // The full pool is chosen on every mutant: 3 of 3 at b=2.
+    assert_eq!(s.curve[1].full.rate, Some(1.0));
+}
