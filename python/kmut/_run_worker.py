@@ -48,6 +48,7 @@ import mmap
 import os
 import struct
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass, replace
@@ -320,6 +321,7 @@ class Worker:
         self.column: dict[str, Any] | None = None
         self.original_out: Any = None
         self.capture_steps = True  # per-step capture of pipelines (kmut.steps); --no-steps turns it off
+        self.writer: threading.Thread | None = None  # the scratch write in flight (save_scratch)
 
     # Substrates and columns
 
@@ -375,17 +377,41 @@ class Worker:
         return inputs
 
     def save_scratch(self, path: Path, inputs: list[Any]) -> None:
+        """Write a drawn column to the scratch folder for the other workers, on a background
+        thread: the file is for later preparations (a replaced worker's, another worker's), so
+        this one goes on to its reference and original run instead of waiting for a write of
+        up to gigabytes (official level-1 inputs). One write at a time; the file appears under
+        its name only once complete."""
         torch = self.torch
         size = sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
         try:
             used = sum(p.stat().st_size for p in path.parent.glob("*.pt"))
-            if used + size > self.scratch_bytes:
-                return
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            torch.save(inputs, tmp)
-            tmp.rename(path)
         except OSError as e:
             progress(f"could not cache inputs in {path.parent}: {e}")
+            return
+        if used + size > self.scratch_bytes:
+            return
+        self.finish_scratch()
+        self.writer = threading.Thread(target=self._write_scratch, args=(path, inputs), name="kmut-scratch-writer")
+        self.writer.start()
+
+    def _write_scratch(self, path: Path, inputs: list[Any]) -> None:
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        try:
+            self.torch.save(inputs, tmp)
+            tmp.rename(path)
+        except Exception as e:  # noqa: BLE001 - torch.save raises RuntimeError for a missing folder; a cache miss is all it costs
+            progress(f"could not cache inputs in {path.parent}: {e}")
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+
+    def finish_scratch(self) -> None:
+        """Wait for the scratch write in flight, if any (before the next, and at exit)."""
+        if self.writer is not None:
+            self.writer.join()
+            self.writer = None
 
     def prepare(self, req: dict[str, Any]) -> None:
         torch = self.torch

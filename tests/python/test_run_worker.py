@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 import torch
 from kmut._run_worker import (
     CANARY_ELEMENTS,
@@ -180,3 +181,45 @@ def test_a_validity_verdict_is_computed_once_per_column_and_original(tmp_path):
     w.scratch = None
     w.known_validity(sub, "W:scaled:10:small", 1, sizes, 0.5)
     assert len(computed) == 6
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_drawn_column_is_written_to_the_scratch_folder_in_the_background_and_read_back(tmp_path):
+    """The first worker to draw a column writes it for the others on a thread (it does not
+    wait); the file appears whole under its name, a second worker loads it instead of drawing,
+    and a folder that cannot be written loses nothing but the cache."""
+    drawn: list[int] = []
+
+    def worker(scratch) -> Worker:
+        w = Worker.__new__(Worker)
+        w.torch, w.scratch, w.scratch_bytes, w.writer = torch, scratch, 1 << 30, None
+        return w
+
+    def make() -> list:
+        drawn.append(1)
+        return [torch.arange(1000, dtype=torch.float32), 7]
+
+    sub = {"fields": {"name": "L1p1_x"}, "path": "L1p1_x.py"}
+    first = worker(tmp_path)
+    inputs = first.draw(sub, "W:scaled:10:official", 3, {"N": 1000}, make)
+    assert drawn == [1] and torch.equal(inputs[0], torch.arange(1000, dtype=torch.float32))
+    first.finish_scratch()
+    assert first.writer is None
+    files = list(tmp_path.glob("*.pt"))
+    assert len(files) == 1 and not list(tmp_path.glob("*.tmp*")), "one complete file, no partial one left"
+    again = worker(tmp_path).draw(sub, "W:scaled:10:official", 3, {"N": 1000}, make)
+    assert drawn == [1], "the second worker read the file"
+    assert torch.equal(again[0], inputs[0]) and again[1] == 7
+    # Another seed is another file; a full folder (by the byte limit) writes nothing.
+    small = worker(tmp_path)
+    small.scratch_bytes = 10
+    small.draw(sub, "W:scaled:10:official", 4, {"N": 1000}, make)
+    small.finish_scratch()
+    assert drawn == [1, 1] and len(list(tmp_path.glob("*.pt"))) == 1
+    # A folder that is not one: the inputs are still returned, the write fails quietly.
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    w = worker(blocked)
+    assert torch.equal(w.draw(sub, "W:scaled:10:official", 5, {"N": 1000}, make)[0], inputs[0])
+    w.finish_scratch()
+    assert drawn == [1, 1, 1]
