@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Run on the device from the repository root, with the wheel in .whl/ and the compressed store
+# (147 substrates compiled here with `kmut compile --max-per-rule 1`, the earlier calls' results
+# merged in: docs/data/2026-12-02-witness-campaign.sqlite.gz) in the carried folder .dev1/.
+# 2026-12-03: the witness campaign resumed (issue 22), the protocol audit on its mutants (issue
+# 14), the ceilings (issue 22), the depth overhead (issue 16). Switches, each off unless set:
+#   WIT_LIMIT/WIT_BUDGET/WIT_WORKERS  the witness run (WIT_LIMIT=0 skips it)
+#   AUDIT_LIMIT/AUDIT_BUDGET          `kmut audit` of $AUDIT_PROTOCOLS over the evaluated mutants
+#   CEIL_LIMIT/CEIL_ARGS              `kmut ceiling --sizes small` for every substrate (CEIL_ARGS: e.g. --generator signed)
+#   DEPTH_LIMIT                       three level-3 networks with and without the per-step capture
+set -uo pipefail
+# shellcheck source=scripts/device/common.sh
+source scripts/device/common.sh
+if [ "${WIT_LIMIT:-0}" != 0 ]; then
+  stamp "witness start"
+  nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 1000 > "$L/smi-witness.csv" 2>/dev/null &
+  smi=$!
+  timeout -k 15 -s INT "$WIT_LIMIT" python3 -m kmut witness --store "$wit" --max-per-rule 1 --sample 1500 --seed 1 \
+    --workers-per-gpu "${WIT_WORKERS:-6}" --budget "${WIT_BUDGET:-300s}" > "$L/witness.txt" 2> "$L/witness.err"
+  stamp "witness end $?"; kill "$smi" 2>/dev/null
+  grep -v "^  \[worker" "$L/witness.err" | grep -v "^run: removed" | tail -n 6
+  python3 - "$L/smi-witness.csv" <<'PY'
+import sys
+rows = [line.split(",") for line in open(sys.argv[1]) if line.strip()]
+util = [float(r[0]) for r in rows if r[0].strip().replace(".", "").isdigit()]
+print(f"GPU busy (nvidia-smi, 1 s samples): mean {sum(util) / max(len(util), 1):.0f}% over {len(util)} samples")
+PY
+  prep_phases "$wit.workers.log"
+  python3 -m kmut score --store "$wit" --denominator witnessed > "$L/score-witnessed.txt" 2>&1; sed -n 1,24p "$L/score-witnessed.txt"
+  python3 -m kmut score --store "$wit" --denominator witnessed --json > "$L/score-witnessed.json" 2>/dev/null
+fi
+if [ "${AUDIT_LIMIT:-0}" != 0 ]; then
+  stamp "audit start"
+  # shellcheck disable=SC2086
+  timeout -k 15 -s INT "$AUDIT_LIMIT" python3 -m kmut audit ${AUDIT_PROTOCOLS:-official head kbv-inputs kbv-full fuzz-kbm kmut-suites} --store "$wit" \
+    --workers-per-gpu 6 --budget "${AUDIT_BUDGET:-200s}" > "$L/audit.txt" 2> "$L/audit.err"
+  stamp "audit end $?"; sed -n 1,45p "$L/audit.txt"; grep -v "^  \[worker" "$L/audit.err" | tail -n 4
+fi
+if [ "${CEIL_LIMIT:-0}" != 0 ]; then
+  stamp "ceiling start"
+  # shellcheck disable=SC2086
+  timeout -k 15 -s INT "$CEIL_LIMIT" python3 -m kmut ceiling --store "$wit" --sizes small --workers 6 ${CEIL_ARGS:-} > "$L/ceiling.txt" 2> "$L/ceiling.err"
+  stamp "ceiling end $?"; sed -n 1,12p "$L/ceiling.txt"; grep -v "^  \[worker" "$L/ceiling.err" | tail -n 3
+fi
+if [ "${DEPTH_LIMIT:-0}" != 0 ]; then
+  L3=(substrates/accepted/L3p9_resnet18.py substrates/accepted/L3p1_mlp.py substrates/accepted/L3p17_squeezenet_fire.py)
+  for mode in steps no-steps; do
+    flag=(); [ "$mode" = no-steps ] && flag=(--no-steps)
+    stamp "depth overhead: $mode"
+    timeout -k 15 -s INT "$DEPTH_LIMIT" python3 -m kmut run "${L3[@]}" --store "/tmp/depth-$mode.sqlite" --max-per-rule 1 --sample 45 --seed 0 \
+      --workers-per-gpu 6 "${flag[@]}" > "$L/depth-$mode.txt" 2> "$L/depth-$mode.err"
+    grep -E "^run: [0-9]+ evaluations now" "$L/depth-$mode.err" | tail -n 1
+  done
+  python3 scripts/device/depth-overhead.py /tmp/depth-steps.sqlite /tmp/depth-no-steps.sqlite
+fi
+export_results

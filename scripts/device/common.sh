@@ -1,0 +1,50 @@
+# Sourced by the scripts in scripts/device/ (run on the device machine from the repository root,
+# with the wheel in .whl/): the output folders, a clock, the wheel installed, kmut's environment,
+# the working store kept on a warm machine, and the export of what the runs stored.
+# After sourcing: $OUT, $L (logs), stamp MESSAGE, $wit (the working store).
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/logs"; L=$OUT/logs
+t0=$(date +%s); stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+# The working store lives in .device/live/ (git-ignored, not carried): a warm machine keeps it
+# between calls, so a second call resumes where the first stopped; a fresh machine starts again
+# from the carried, compressed store in .dev1/.
+W=.device/live; mkdir -p "$W"; wit=$W/wit.sqlite
+if [ -f "$wit" ]; then stamp "resuming the store kept on this machine"; else
+  python3 -c "import gzip,shutil,sys; shutil.copyfileobj(gzip.open(sys.argv[1]), open(sys.argv[2],'wb'))" .dev1/wit.sqlite.gz "$wit" || exit 1
+  stamp "store decompressed"
+fi
+python3 -m pip install -q --no-deps --no-compile --target /tmp/kmut-site .whl/kmut-*.whl || exit 1
+export PYTHONPATH=/tmp/kmut-site:$PWD PYTHONUNBUFFERED=1 KMUT_CACHE_DIR=/tmp/kmut-cache KMUT_NO_PROGRESS=1
+python3 -m kmut --version || { echo "the wheel does not run here"; exit 1; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+
+# Seconds by preparation phase over the "prepared" lines of a workers log.
+prep_phases() {
+  grep -h "prepared " "$1" > "$L/prep-phases.txt" 2>/dev/null
+  python3 - "$L/prep-phases.txt" <<'PY'
+import collections, re, sys
+total, count = collections.Counter(), 0
+for line in open(sys.argv[1]):
+    count += 1
+    for phase, ms in re.findall(r"(\w+) (\d+) ms", line.split(": ", 1)[-1]):
+        total[phase] += int(ms)
+print(f"{count} columns prepared; seconds by phase:", {k: round(v / 1e3, 1) for k, v in total.most_common()})
+PY
+}
+
+# Every table of the working store into $OUT/results.sqlite.gz (`SELECT *`), the logs into
+# $OUT/logs.tgz: what comes back to be merged here (scripts/merge-device-results.py).
+export_results() {
+  stamp "export"
+  rm -f "$OUT/results.sqlite"
+  python3 - "$wit" "$OUT/results.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("ATTACH ? AS out", (sys.argv[2],))
+for t in ("runs", "evaluations", "baselines", "ceiling_points", "ceilings", "step_layouts", "step_errors", "compilations", "classes"):
+    db.execute(f"CREATE TABLE out.{t} AS SELECT * FROM main.{t}")
+db.commit()
+print({t: db.execute(f"SELECT count(*) FROM out.{t}").fetchone()[0] for t in ("evaluations", "baselines", "ceiling_points", "step_errors")})
+PY
+  gzip -f "$OUT/results.sqlite"
+  cp "$wit.workers.log" "$L/" 2>/dev/null; gzip -f "$L/wit.sqlite.workers.log" 2>/dev/null
+  tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"; ls -la "$OUT"; stamp done
+}
