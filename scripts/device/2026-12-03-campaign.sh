@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run on the device from the repository root, with the wheel in .whl/ and the compressed store
 # (147 substrates compiled here with `kmut compile --max-per-rule 1`, the earlier calls' results
-# merged in: docs/data/2026-12-02-witness-campaign.sqlite.gz) in the carried folder .dev1/.
+# merged in: docs/data/2026-12-02-witness-campaign.sqlite.gz, now superseded by the 2026-12-03 export) in the carried folder .dev1/.
 # 2026-12-03: the witness campaign resumed (issue 22), the protocol audit on its mutants (issue
 # 14), the ceilings (issue 22), the depth overhead (issue 16). Switches, each off unless set:
 #   WIT_LIMIT/WIT_BUDGET/WIT_WORKERS  the witness run (WIT_LIMIT=0 skips it)
