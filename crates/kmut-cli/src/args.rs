@@ -366,9 +366,10 @@ pub struct RunArgs {
     /// GPU indices (comma-separated); default: every visible GPU.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub gpus: Vec<u32>,
-    /// Worker processes per GPU.
-    #[arg(long, default_value_t = 2, value_name = "N")]
-    pub workers_per_gpu: usize,
+    /// Worker processes per GPU; default: one per core left after two for kmut itself, shared
+    /// among the GPUs, between 2 and 10 (each worker draws its columns' inputs on one core).
+    #[arg(long, value_name = "N")]
+    pub workers_per_gpu: Option<usize>,
     /// Started workers kept ready per GPU to replace one lost to a crash or hang at once
     /// (default 1; on the CPU backend one per four workers, as memory faults end workers often).
     #[arg(long, value_name = "N")]
@@ -555,9 +556,10 @@ pub struct AuditArgs {
     /// GPU indices (comma-separated); default: every visible GPU.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub gpus: Vec<u32>,
-    /// Worker processes per GPU.
-    #[arg(long, default_value_t = 2, value_name = "N")]
-    pub workers_per_gpu: usize,
+    /// Worker processes per GPU; default: one per core left after two for kmut itself, shared
+    /// among the GPUs, between 2 and 10 (each worker draws its columns' inputs on one core).
+    #[arg(long, value_name = "N")]
+    pub workers_per_gpu: Option<usize>,
     /// Started workers kept ready per GPU (default 1; on the CPU backend one per four workers).
     #[arg(long, value_name = "N")]
     pub spare_workers: Option<usize>,

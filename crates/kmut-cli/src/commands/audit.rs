@@ -14,7 +14,7 @@ use kmut_store::Store;
 
 use crate::args::{AuditArgs, Selection};
 use crate::commands::compile::{compile_substrates, interrupt_flag, store_path, Compiled};
-use crate::commands::run::{heavy_limit, images_of, parse_duration, plan, print_summary, scratch_dir, visible_gpus, RunProgress};
+use crate::commands::run::{cores, default_workers_per_gpu, heavy_limit, images_of, parse_duration, plan, print_summary, scratch_dir, visible_gpus, RunProgress};
 use crate::{Environment, ExitStatus};
 
 pub fn run(args: &AuditArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
@@ -62,7 +62,11 @@ fn execute(args: &AuditArgs, env: &Environment, options: &AuditOptions) -> anyho
     let budget = args.budget.as_deref().map(parse_duration).transpose()?;
     let heavy_ms = heavy_limit(args.heavy_limit, backend);
     let (devices, workers, gxx) = match backend {
-        Backend::Gpu => (if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() }, args.workers_per_gpu.max(1), None),
+        Backend::Gpu => {
+            let devices = if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() };
+            let workers = args.workers_per_gpu.unwrap_or_else(|| default_workers_per_gpu(cores(), devices.len())).max(1);
+            (devices, workers, None)
+        }
         Backend::Cpu => {
             let gxx = kmut_cpu::Compiler::find().context("the CPU backend builds kernels with g++")?;
             (vec![0], args.cpu_workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1), Some(gxx))

@@ -137,6 +137,21 @@ fn announce(args: &RunArgs, backend: Backend, inputs: Inputs, plans: &[Substrate
     );
 }
 
+/// This machine's cores (1 when it cannot tell).
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// Workers per GPU when `--workers-per-gpu` is not given: one per core left after two (the
+/// orchestrator and the round's compiles), shared among the GPUs, from 2 to 10. A worker draws
+/// its columns' inputs on the CPU (KernelBench's serial `torch.rand`, about 1.3 s for an official
+/// level-1 column) while the others keep the GPU busy, so on a fresh H200 host (16 cores) 10
+/// workers made 7.5 evaluations/s where 6 made 1.2 (docs/performance.md, 2026-12-03); 10 is the
+/// most measured, and device memory is budgeted across them either way (`kmut_exec::memory`).
+pub(crate) fn default_workers_per_gpu(cores: usize, gpus: usize) -> usize {
+    (cores.saturating_sub(2) / gpus.max(1)).clamp(2, 10)
+}
+
 /// Where a run's workers go: GPU indices (one "device" on the CPU backend), workers on each,
 /// and g++ for the CPU backend.
 pub(crate) struct Machines {
@@ -150,7 +165,9 @@ pub(crate) struct Machines {
 pub(crate) fn machines(args: &RunArgs, backend: Backend) -> anyhow::Result<Machines> {
     Ok(match backend {
         Backend::Gpu => {
-            Machines { devices: if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() }, workers: args.workers_per_gpu.max(1), gxx: None }
+            let devices = if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() };
+            let workers = args.workers_per_gpu.unwrap_or_else(|| default_workers_per_gpu(cores(), devices.len())).max(1);
+            Machines { devices, workers, gxx: None }
         }
         Backend::Cpu => {
             let gxx = kmut_cpu::Compiler::find().context("the CPU backend builds kernels with g++")?;
@@ -425,7 +442,19 @@ impl Reporter for RunProgress {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_duration;
+    use super::{default_workers_per_gpu, parse_duration};
+
+    #[test]
+    fn workers_follow_the_cores_left_to_them_within_the_measured_range() {
+        // The H200 host: 16 cores, one GPU -> the 10 workers measured fastest; two GPUs share them.
+        assert_eq!(default_workers_per_gpu(16, 1), 10);
+        assert_eq!(default_workers_per_gpu(16, 2), 7);
+        assert_eq!(default_workers_per_gpu(128, 8), 10);
+        // Small machines keep two, the old default; never zero for an unknown core count.
+        assert_eq!(default_workers_per_gpu(2, 1), 2);
+        assert_eq!(default_workers_per_gpu(1, 0), 2);
+        assert_eq!(default_workers_per_gpu(8, 1), 6);
+    }
 
     #[test]
     fn durations() {
