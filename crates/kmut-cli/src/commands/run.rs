@@ -144,9 +144,10 @@ pub(crate) fn cores() -> usize {
 
 /// Workers per GPU when `--workers-per-gpu` is not given: one per core left after two (the
 /// orchestrator and the round's compiles), shared among the GPUs, from 2 to 10. A worker draws
-/// its columns' inputs on the CPU (KernelBench's serial `torch.rand`, about 1.3 s for an official
+/// its columns' inputs on the CPU (`KernelBench`'s serial `torch.rand`, about 1.3 s for an official
 /// level-1 column) while the others keep the GPU busy, so on a fresh H200 host (16 cores) 10
-/// workers made 7.5 evaluations/s where 6 made 1.2 (docs/performance.md, 2026-12-03); 10 is the
+/// workers made 7.5 evaluations/s where 6 had made 1.2 (docs/performance.md, 2026-12-03: a
+/// campaign resumed on a fresh machine twice, not the same mutants, so a rough ratio); 10 is the
 /// most measured, and device memory is budgeted across them either way (`kmut_exec::memory`).
 pub(crate) fn default_workers_per_gpu(cores: usize, gpus: usize) -> usize {
     (cores.saturating_sub(2) / gpus.max(1)).clamp(2, 10)
