@@ -11,6 +11,7 @@ use good_lp::{microlp, variable, Expression, ProblemVariables, Solution, Solutio
 use serde::Serialize;
 
 use crate::bits::Bits;
+use crate::prior::Prior;
 use crate::matrix::Problem;
 
 /// What a choice of inputs detects among the mutants of a mask.
@@ -76,15 +77,18 @@ pub fn greedy(p: &Problem, mask: &Bits, forced: &[usize], max: usize) -> Vec<usi
 /// `picks` filled up to `max` inputs once they stop adding kills on `mask`: a selection that
 /// covered its mask with fewer inputs (or a problem with no mutant in it, as a dev half often
 /// is) leaves budget unused, and an unused input detects nothing on mutants it was not chosen
-/// on. The filler follows a prior, never the mutants it will be scored on: the protocol's own
-/// inputs first (in their order), then the other candidates by how many mutants of `mask` they
-/// kill, the earliest first among equals.
-pub fn pad(p: &Problem, mask: &Bits, forced: &[usize], picks: &[usize], max: usize) -> Vec<usize> {
+/// on. The filler follows a prior, never the mutants it will be scored on: the protocol's first
+/// input (the baseline every budget starts from), then the other candidates by `prior` (what
+/// their kind added beyond the protocol in the problems' choosing halves, `prior::Prior`), then
+/// by how many mutants of `mask` they kill, the earliest first among equals, and the protocol's
+/// other inputs last (its later trials rarely kill what its first did not).
+pub fn pad(p: &Problem, mask: &Bits, forced: &[usize], picks: &[usize], max: usize, prior: &Prior) -> Vec<usize> {
     let mut out = picks.to_vec();
     let taken = |c: &usize, out: &[usize]| forced.contains(c) || out.contains(c);
     let mut rest: Vec<usize> = (0..p.candidates.len()).filter(|c| !p.official.contains(c)).collect();
-    rest.sort_by_key(|&c| std::cmp::Reverse(p.kills[c].count_in(mask)));
-    for c in p.official.iter().copied().chain(rest) {
+    rest.sort_by_key(|&c| (std::cmp::Reverse(prior.weight(p, c)), std::cmp::Reverse(p.kills[c].count_in(mask))));
+    let first = p.official.first().copied();
+    for c in first.into_iter().chain(rest).chain(p.official.iter().skip(1).copied()) {
         if out.len() >= max {
             break;
         }
@@ -196,17 +200,23 @@ mod tests {
     }
 
     #[test]
-    fn padding_fills_the_budget_with_the_protocols_inputs_first_then_the_strongest_on_the_mask() {
+    fn padding_fills_the_budget_with_the_protocols_first_input_then_by_prior_then_by_the_mask() {
         // Candidate 0 is the protocol's input (see `problem`); 3 kills most on the mask.
         let p = problem(&[&[0, 0, 0, 0], &[1, 0, 0, 0], &[0, 0, 0, 1], &[0, 1, 1, 0]]);
         let mask = p.mask(None);
-        assert_eq!(pad(&p, &mask, &[], &[2], 4), vec![2, 0, 3, 1]);
-        assert_eq!(pad(&p, &mask, &[], &[2], 2), vec![2, 0]);
+        let none = Prior::default();
+        assert_eq!(pad(&p, &mask, &[], &[2], 4, &none), vec![2, 0, 3, 1]);
+        assert_eq!(pad(&p, &mask, &[], &[2], 2, &none), vec![2, 0]);
         // An empty mask (a dev half with no mutant): the protocol's input, then the earliest.
-        assert_eq!(pad(&p, &Bits::new(4), &[], &[], 2), vec![0, 1]);
+        assert_eq!(pad(&p, &Bits::new(4), &[], &[], 2, &none), vec![0, 1]);
         // Forced inputs are never repeated, and a full budget is left as it is.
-        assert_eq!(pad(&p, &mask, &[0], &[], 2), vec![3, 1]);
-        assert_eq!(pad(&p, &mask, &[], &[3, 2], 2), vec![3, 2]);
+        assert_eq!(pad(&p, &mask, &[0], &[], 2, &none), vec![3, 1]);
+        assert_eq!(pad(&p, &mask, &[], &[3, 2], 2, &none), vec![3, 2]);
+        // A prior that saw candidate 2's kind add kills elsewhere puts it before 3 and 1, even
+        // on a mask where it kills less.
+        let other = problem(&[&[0, 0], &[0, 0], &[1, 1], &[0, 0]]);
+        let prior = Prior::learn(&[other], None);
+        assert_eq!(pad(&p, &mask, &[], &[], 3, &prior), vec![0, 2, 3]);
     }
 
     #[test]

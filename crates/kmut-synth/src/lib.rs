@@ -19,6 +19,7 @@ mod cover;
 mod export;
 mod matrix;
 mod plot;
+mod prior;
 mod split;
 
 use std::time::{Duration, Instant};
@@ -32,6 +33,7 @@ pub use cover::{detect, exact, greedy, pad, Detection, Exact};
 pub use export::{protocol, ChosenInput, ExportedProtocol};
 pub use matrix::{load, Candidate, Counts, MatrixOptions, Problem, Skipped, Source};
 pub use plot::svg;
+pub use prior::{kind, Prior};
 pub use split::Half;
 
 #[derive(Debug, thiserror::Error)]
@@ -323,15 +325,17 @@ fn choose(p: &Problem, o: &SynthOptions, max: usize) -> Result<Choices, SynthErr
 fn point(problems: &[Problem], choices: &[Choices], o: &SynthOptions, b: usize) -> Point {
     let (mut full, mut held_out, mut exact_full, mut exact_held_out) = Default::default();
     let mut proven = (0, 0);
+    // What a short choice is filled with, learned on the halves the choices were made on.
+    let (prior_all, prior_dev) = (Prior::learn(problems, None), Prior::learn(problems, Some(Half::Dev)));
     for (p, c) in problems.iter().zip(choices) {
         let forced = forced(p, o);
         let with = |picks: &[usize]| [&forced[..], picks].concat();
         let (all, dev, test) = (p.mask(None), p.mask(Some(Half::Dev)), p.mask(Some(Half::Test)));
         // A choice that stopped short of `b` inputs is filled up to it (`pad`: the protocol's
-        // inputs first), each on the mutants it was chosen on: a dev half with no mutant of a
-        // problem still gets inputs for the test half.
-        let full_picks = |picks: &[usize]| pad(p, &all, &forced, picks, b);
-        let dev_picks = |picks: &[usize]| pad(p, &dev, &forced, picks, b);
+        // first input, then kinds that added kills in the other problems' same half), each on
+        // the mutants it was chosen on: a dev half with no mutant still gets inputs for the test half.
+        let full_picks = |picks: &[usize]| pad(p, &all, &forced, picks, b, &prior_all);
+        let dev_picks = |picks: &[usize]| pad(p, &dev, &forced, picks, b, &prior_dev);
         full += detect(p, &with(&full_picks(&c.full[..b.min(c.full.len())])), &all);
         held_out += detect(p, &with(&dev_picks(&c.dev[..b.min(c.dev.len())])), &test);
         if let (Some(ef), Some(ed)) = (c.exact_full.get(b - 1), c.exact_dev.get(b - 1)) {
