@@ -10,6 +10,7 @@
 #   DEPTH_LIMIT                       three level-3 networks with and without the per-step capture
 #   L3_LIMIT/L3_BUDGET/L3_SAMPLE      the depth study's stratified level-3 sample (`kmut run` over every
 #                                     accepted network, per-step capture on), then `kmut depth`
+# CALL_LIMIT (common.sh): the call's limit; every phase is cut to leave time for the export.
 # Second session of 2026-12-03: every command shares one scratch folder in /dev/shm ($SCRATCH), so
 # a warm machine's later calls reuse the columns earlier calls drew (official level-1 draws cost
 # about 1.3 s each on the CPU), and WIT_WORKERS sets how many draw at once.
@@ -22,7 +23,7 @@ if [ "${WIT_LIMIT:-0}" != 0 ]; then
   stamp "witness start"
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 1000 > "$L/smi-witness.csv" 2>/dev/null &
   smi=$!
-  timeout -k 15 -s INT "$WIT_LIMIT" python3 -m kmut witness --store "$wit" --max-per-rule 1 --sample 1500 --seed 1 \
+  timeout -k 15 -s INT "$(cap "$WIT_LIMIT")" python3 -m kmut witness --store "$wit" --max-per-rule 1 --sample 1500 --seed 1 \
     --workers-per-gpu "${WIT_WORKERS:-6}" --scratch "$SCRATCH" --budget "${WIT_BUDGET:-300s}" > "$L/witness.txt" 2> "$L/witness.err"
   stamp "witness end $?"; kill "$smi" 2>/dev/null
   grep -v "^  \[worker" "$L/witness.err" | grep -v "^run: removed" | tail -n 6
@@ -39,14 +40,14 @@ fi
 if [ "${AUDIT_LIMIT:-0}" != 0 ]; then
   stamp "audit start"
   # shellcheck disable=SC2086
-  timeout -k 15 -s INT "$AUDIT_LIMIT" python3 -m kmut audit ${AUDIT_PROTOCOLS:-official head kbv-inputs kbv-full fuzz-kbm kmut-suites} --store "$wit" \
+  timeout -k 15 -s INT "$(cap "$AUDIT_LIMIT")" python3 -m kmut audit ${AUDIT_PROTOCOLS:-official head kbv-inputs kbv-full fuzz-kbm kmut-suites} --store "$wit" \
     --workers-per-gpu "${WIT_WORKERS:-6}" --scratch "$SCRATCH" --budget "${AUDIT_BUDGET:-200s}" > "$L/audit.txt" 2> "$L/audit.err"
   stamp "audit end $?"; sed -n 1,45p "$L/audit.txt"; grep -v "^  \[worker" "$L/audit.err" | tail -n 4
 fi
 if [ "${CEIL_LIMIT:-0}" != 0 ]; then
   stamp "ceiling start"
   # shellcheck disable=SC2086
-  timeout -k 15 -s INT "$CEIL_LIMIT" python3 -m kmut ceiling --store "$wit" --sizes small --workers "${CEIL_WORKERS:-6}" ${CEIL_ARGS:-} > "$L/ceiling.txt" 2> "$L/ceiling.err"
+  timeout -k 15 -s INT "$(cap "$CEIL_LIMIT")" python3 -m kmut ceiling --store "$wit" --sizes small --workers "${CEIL_WORKERS:-6}" ${CEIL_ARGS:-} > "$L/ceiling.txt" 2> "$L/ceiling.err"
   stamp "ceiling end $?"; sed -n 1,12p "$L/ceiling.txt"; grep -v "^  \[worker" "$L/ceiling.err" | tail -n 3
 fi
 if [ "${DEPTH_LIMIT:-0}" != 0 ]; then
@@ -54,7 +55,7 @@ if [ "${DEPTH_LIMIT:-0}" != 0 ]; then
   for mode in steps no-steps; do
     flag=(); [ "$mode" = no-steps ] && flag=(--no-steps)
     stamp "depth overhead: $mode"
-    timeout -k 15 -s INT "$DEPTH_LIMIT" python3 -m kmut run "${L3[@]}" --store "/tmp/depth-$mode.sqlite" --max-per-rule 1 --sample 45 --seed 0 \
+    timeout -k 15 -s INT "$(cap "$DEPTH_LIMIT")" python3 -m kmut run "${L3[@]}" --store "/tmp/depth-$mode.sqlite" --max-per-rule 1 --sample 45 --seed 0 \
       --workers-per-gpu 6 "${flag[@]}" > "$L/depth-$mode.txt" 2> "$L/depth-$mode.err"
     grep -E "^run: [0-9]+ evaluations now" "$L/depth-$mode.err" | tail -n 1
   done
@@ -62,7 +63,7 @@ if [ "${DEPTH_LIMIT:-0}" != 0 ]; then
 fi
 if [ "${L3_LIMIT:-0}" != 0 ]; then
   stamp "level-3 sample start"
-  timeout -k 15 -s INT "$L3_LIMIT" python3 -m kmut run substrates/accepted/L3p*.py --store "$wit" --max-per-rule 1 \
+  timeout -k 15 -s INT "$(cap "$L3_LIMIT")" python3 -m kmut run substrates/accepted/L3p*.py --store "$wit" --max-per-rule 1 \
     --sample "${L3_SAMPLE:-1500}" --seed 2 --workers-per-gpu "${WIT_WORKERS:-6}" --scratch "$SCRATCH" --budget "${L3_BUDGET:-300s}" \
     > "$L/l3.txt" 2> "$L/l3.err"
   stamp "level-3 sample end $?"; grep -v "^  \[worker" "$L/l3.err" | grep -v "^run: removed" | tail -n 5

@@ -4,6 +4,12 @@
 # After sourcing: $OUT, $L (logs), stamp MESSAGE, $wit (the working store).
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/logs"; L=$OUT/logs
 t0=$(date +%s); stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+# CALL_LIMIT: the device call's own limit in seconds (its timeout_s, or less where less device
+# time is left: the device tool says so). `cap N` is N cut to what leaves EXPORT_S for a phase's
+# kill grace and the export, so a call cut short still brings back what it stored (2026-12-03: a
+# call whose limit fell below its phases lost its audit cells with the unexported store).
+CALL_LIMIT=${CALL_LIMIT:-590}; EXPORT_S=${EXPORT_S:-40}
+cap() { local left=$(( CALL_LIMIT - EXPORT_S - ($(date +%s) - t0) )); [ "$left" -lt 1 ] && left=1; if [ "$1" -lt "$left" ]; then echo "$1"; else echo "$left"; fi; }
 # The working store lives in .device/live/ (git-ignored, not carried): a warm machine keeps it
 # between calls, so a second call resumes where the first stopped; a fresh machine starts again
 # from the carried, compressed store in .dev1/.
