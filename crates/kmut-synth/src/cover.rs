@@ -86,7 +86,8 @@ pub fn pad(p: &Problem, mask: &Bits, forced: &[usize], picks: &[usize], max: usi
     let mut out = picks.to_vec();
     let taken = |c: &usize, out: &[usize]| forced.contains(c) || out.contains(c);
     let mut rest: Vec<usize> = (0..p.candidates.len()).filter(|c| !p.official.contains(c)).collect();
-    rest.sort_by_key(|&c| (std::cmp::Reverse(prior.weight(p, c)), std::cmp::Reverse(p.kills[c].count_in(mask))));
+    // Stable: the earliest first among equal keys; a key names the kind, so it is built once per candidate.
+    rest.sort_by_cached_key(|&c| (std::cmp::Reverse(prior.weight(p, c)), std::cmp::Reverse(p.kills[c].count_in(mask))));
     let first = p.official.first().copied();
     for c in first.into_iter().chain(rest).chain(p.official.iter().skip(1).copied()) {
         if out.len() >= max {

@@ -244,7 +244,9 @@ pub fn synthesize(store: &Store, substrates: &[String], o: &SynthOptions) -> Res
     for p in &problems {
         choices.push(choose(p, o, max)?);
     }
-    let curve = budgets.iter().map(|&b| point(&problems, &choices, o, b)).collect();
+    // What a short choice is filled with (`pad`), learned once on the halves the choices were made on.
+    let priors = Priors { all: Prior::learn(&problems, None), dev: Prior::learn(&problems, Some(Half::Dev)) };
+    let curve = budgets.iter().map(|&b| point(&problems, &choices, &priors, o, b)).collect();
     let mut official_full = Detection::default();
     let mut official_test = Detection::default();
     let mut totals = Counts::default();
@@ -322,11 +324,15 @@ fn choose(p: &Problem, o: &SynthOptions, max: usize) -> Result<Choices, SynthErr
     Ok(Choices { full, dev, exact_full, exact_dev })
 }
 
-fn point(problems: &[Problem], choices: &[Choices], o: &SynthOptions, b: usize) -> Point {
+/// The padding priors of the full pool and of the dev half.
+struct Priors {
+    all: Prior,
+    dev: Prior,
+}
+
+fn point(problems: &[Problem], choices: &[Choices], priors: &Priors, o: &SynthOptions, b: usize) -> Point {
     let (mut full, mut held_out, mut exact_full, mut exact_held_out) = Default::default();
     let mut proven = (0, 0);
-    // What a short choice is filled with, learned on the halves the choices were made on.
-    let (prior_all, prior_dev) = (Prior::learn(problems, None), Prior::learn(problems, Some(Half::Dev)));
     for (p, c) in problems.iter().zip(choices) {
         let forced = forced(p, o);
         let with = |picks: &[usize]| [&forced[..], picks].concat();
@@ -334,8 +340,8 @@ fn point(problems: &[Problem], choices: &[Choices], o: &SynthOptions, b: usize) 
         // A choice that stopped short of `b` inputs is filled up to it (`pad`: the protocol's
         // first input, then kinds that added kills in the other problems' same half), each on
         // the mutants it was chosen on: a dev half with no mutant still gets inputs for the test half.
-        let full_picks = |picks: &[usize]| pad(p, &all, &forced, picks, b, &prior_all);
-        let dev_picks = |picks: &[usize]| pad(p, &dev, &forced, picks, b, &prior_dev);
+        let full_picks = |picks: &[usize]| pad(p, &all, &forced, picks, b, &priors.all);
+        let dev_picks = |picks: &[usize]| pad(p, &dev, &forced, picks, b, &priors.dev);
         full += detect(p, &with(&full_picks(&c.full[..b.min(c.full.len())])), &all);
         held_out += detect(p, &with(&dev_picks(&c.dev[..b.min(c.dev.len())])), &test);
         if let (Some(ef), Some(ed)) = (c.exact_full.get(b - 1), c.exact_dev.get(b - 1)) {

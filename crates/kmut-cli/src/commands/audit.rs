@@ -14,7 +14,7 @@ use kmut_store::Store;
 
 use crate::args::{AuditArgs, Selection};
 use crate::commands::compile::{compile_substrates, interrupt_flag, store_path, Compiled};
-use crate::commands::run::{cores, default_workers_per_gpu, heavy_limit, images_of, parse_duration, plan, print_summary, scratch_dir, visible_gpus, RunProgress};
+use crate::commands::run::{heavy_limit, images_of, machines, parse_duration, plan, print_summary, scratch_dir, Machines, RunProgress};
 use crate::{Environment, ExitStatus};
 
 pub fn run(args: &AuditArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
@@ -61,17 +61,7 @@ fn execute(args: &AuditArgs, env: &Environment, options: &AuditOptions) -> anyho
     let backend = options.backend;
     let budget = args.budget.as_deref().map(parse_duration).transpose()?;
     let heavy_ms = heavy_limit(args.heavy_limit, backend);
-    let (devices, workers, gxx) = match backend {
-        Backend::Gpu => {
-            let devices = if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() };
-            let workers = args.workers_per_gpu.unwrap_or_else(|| default_workers_per_gpu(cores(), devices.len())).max(1);
-            (devices, workers, None)
-        }
-        Backend::Cpu => {
-            let gxx = kmut_cpu::Compiler::find().context("the CPU backend builds kernels with g++")?;
-            (vec![0], args.cpu_workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1), Some(gxx))
-        }
-    };
+    let Machines { devices, workers, gxx } = machines(&args.gpus, args.workers_per_gpu, args.cpu_workers, backend)?;
     let mut compile_opts = args.compile.clone();
     let temp_cache = compile_opts.no_cache.then(|| std::env::temp_dir().join(format!("kmut-run-cache-{}", std::process::id())));
     if let Some(dir) = &temp_cache {

@@ -70,7 +70,7 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
         compiler.compile(s, "kernel.cu", &options)?;
     }
     let one = start.elapsed().as_secs_f64() / sample.len() as f64;
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let threads = args.threads.unwrap_or_else(crate::commands::cores);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let start = Instant::now();
     std::thread::scope(|scope| {
@@ -117,7 +117,7 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
         sample.len(),
         sources.len(),
         args.substrates.len(),
-        std::thread::available_parallelism().map_or(1, usize::from)
+        crate::commands::cores()
     );
     println!("one thread: {:.1} ms per mutant (published NVRTC path: 84 ms; torch extension path: about 200,000 ms)", one * 1e3);
     let rate = |secs: f64| {

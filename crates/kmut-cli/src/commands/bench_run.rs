@@ -73,7 +73,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
     let backend = Backend::parse(&run.backend).map_err(anyhow::Error::msg)?;
     let protocol = Protocol::named(&run.protocol).map_err(anyhow::Error::msg)?;
     let inputs = Inputs::parse(&run.suites).map_err(anyhow::Error::msg)?.on(backend);
-    let machines = machines(run, backend)?;
+    let machines = machines(&run.gpus, run.workers_per_gpu, run.cpu_workers, backend)?;
     let sampling = Sampling { seed: run.seed, sample: Some(run.sample.unwrap_or(DEFAULT_SAMPLE)) };
     let dir = std::env::temp_dir().join(format!("kmut-run-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("could not create `{}`", dir.display()))?;

@@ -75,7 +75,7 @@ pub fn compile_substrates(
     let chosen_rules: HashSet<&str> = select(&select_.rules, &select_.family)?.iter().map(|r| r.id).collect();
     let compiler = open_compiler(opts, env)?;
     let cache = cache(opts);
-    let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let threads = opts.threads.unwrap_or_else(crate::commands::cores);
     let options = Options { arch: opts.arch.clone(), extra: Vec::new() };
     let pool = compile_pool(&compiler, threads, env);
     let service: &dyn Compile = match &pool {

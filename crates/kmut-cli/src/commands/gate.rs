@@ -28,7 +28,7 @@ pub fn run(args: &GateArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         backend,
         // Each of the N jobs asked for starts with its share, however many candidates there are.
         memory_fraction: GPU_SHARE / args.jobs.max(1) as f64,
-        cpu_threads: std::thread::available_parallelism().map_or(1, usize::from) / jobs,
+        cpu_threads: crate::commands::cores() / jobs,
     };
     let reports = gate_all(&args.paths, &options, jobs, args.json.as_deref());
     print!("{}", render_table(&reports));

@@ -43,3 +43,8 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::CompileWorker(args) => compile::worker(&args, env),
     }
 }
+
+/// This machine's cores (1 when it cannot tell): the default of every thread and worker count.
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}

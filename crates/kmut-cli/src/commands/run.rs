@@ -13,6 +13,7 @@ use kmut_plan::{Planned, Sampling};
 
 use crate::args::RunArgs;
 use crate::commands::compile::{compile_substrates, interrupt_flag, Compiled};
+use crate::commands::cores;
 use crate::{Environment, ExitStatus};
 
 #[allow(clippy::too_many_lines)] // the engine's module split (issue 21) takes this apart
@@ -24,7 +25,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     let budget = args.budget.as_deref().map(parse_duration).transpose()?;
     let heavy_ms = heavy_limit(args.heavy_limit, backend);
     // Fail before compiling when there is nothing to run on.
-    let Machines { devices, workers, gxx } = machines(args, backend)?;
+    let Machines { devices, workers, gxx } = machines(&args.gpus, args.workers_per_gpu, args.cpu_workers, backend)?;
     // Runs killed before they could clean up leave their scratch (inputs drawn into RAM, tens
     // of GiB in /dev/shm) and temporary caches behind: remove those of dead processes.
     for r in kmut_process::remove_dead_scratch(&[PathBuf::from("/dev/shm"), std::env::temp_dir()], &["kmut-run-cache-", "kmut-run-"]) {
@@ -137,11 +138,6 @@ fn announce(args: &RunArgs, backend: Backend, inputs: Inputs, plans: &[Substrate
     );
 }
 
-/// This machine's cores (1 when it cannot tell).
-pub(crate) fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
-}
-
 /// Workers per GPU when `--workers-per-gpu` is not given: one per core left after two (the
 /// orchestrator and the round's compiles), shared among the GPUs, from 2 to 10. A worker draws
 /// its columns' inputs on the CPU (`KernelBench`'s serial `torch.rand`, about 1.3 s for an official
@@ -161,20 +157,20 @@ pub(crate) struct Machines {
     pub gxx: Option<kmut_cpu::Compiler>,
 }
 
-/// The run's machines from its flags: `--gpus` (else every visible GPU) and `--workers-per-gpu`,
-/// or the CPU backend's `--cpu-workers` (else one per core).
-pub(crate) fn machines(args: &RunArgs, backend: Backend) -> anyhow::Result<Machines> {
+/// The run's machines from its flags (`kmut run`, `bench run`, `audit`): `--gpus` (else every
+/// visible GPU) and `--workers-per-gpu` (else `default_workers_per_gpu`), or the CPU backend's
+/// `--cpu-workers` (else one per core).
+pub(crate) fn machines(gpus: &[u32], workers_per_gpu: Option<usize>, cpu_workers: Option<usize>, backend: Backend) -> anyhow::Result<Machines> {
     Ok(match backend {
         Backend::Gpu => {
-            let devices = if args.gpus.is_empty() { visible_gpus()? } else { args.gpus.clone() };
-            let workers = args.workers_per_gpu.unwrap_or_else(|| default_workers_per_gpu(cores(), devices.len())).max(1);
+            let devices = if gpus.is_empty() { visible_gpus()? } else { gpus.to_vec() };
+            let workers = workers_per_gpu.unwrap_or_else(|| default_workers_per_gpu(cores(), devices.len())).max(1);
             Machines { devices, workers, gxx: None }
         }
         Backend::Cpu => {
             let gxx = kmut_cpu::Compiler::find().context("the CPU backend builds kernels with g++")?;
             // One "device": the workers share the machine, one core each.
-            let workers = args.cpu_workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1);
-            Machines { devices: vec![0], workers, gxx: Some(gxx) }
+            Machines { devices: vec![0], workers: cpu_workers.unwrap_or_else(cores).max(1), gxx: Some(gxx) }
         }
     })
 }
@@ -275,7 +271,7 @@ pub(crate) fn images_of<'c>(
         Some(p) => p,
         None => compiler,
     };
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = cores();
     Ok(kmut_plan::GpuImages { cache, compiler, service, options, threads, defer_mutants })
 }
 
