@@ -11,8 +11,8 @@ use good_lp::{microlp, variable, Expression, ProblemVariables, Solution, Solutio
 use serde::Serialize;
 
 use crate::bits::Bits;
-use crate::prior::Prior;
 use crate::matrix::Problem;
+use crate::prior::Prior;
 
 /// What a choice of inputs detects among the mutants of a mask.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

@@ -88,7 +88,11 @@ mod tests {
         let (mut dev, mut test) = (Vec::new(), Vec::new());
         for i in 0..64 {
             let id = format!("m{i}");
-            if Half::of(&id) == Half::Dev { dev.push(id) } else { test.push(id) }
+            if Half::of(&id) == Half::Dev {
+                dev.push(id)
+            } else {
+                test.push(id)
+            }
         }
         let ids = [dev[0].as_str(), dev[1].as_str(), test[0].as_str()];
         // Official kills dev[0]; T1 kills dev[0] (no gain) and dev[1]; T2 kills only the test mutant.
