@@ -119,17 +119,20 @@ fn execute(args: &AuditArgs, env: &Environment, options: &AuditOptions) -> anyho
         deadline: budget.map(|b| Instant::now() + b),
         budgeted: budget.is_some(),
         heavy_ms,
+        interrupt: &interrupt,
     };
     let mut status = ExitStatus::Success;
     // Two passes: the first prepares columns never run before, whose baselines may show the
     // original failing (a kill there decides nothing); the second runs what that left undecided.
+    let judges = kmut_audit::judge_count(options);
     'passes: for _ in 0..2 {
-        for judge in 0..kmut_audit::judge_count(options) {
+        for judge in 0..judges {
             if engine.deadline.is_some_and(|d| Instant::now() >= d) {
                 eprintln!("audit: the time budget is spent; what was run is stored and the same command resumes");
                 break 'passes;
             }
-            match run_judge(&mut compiled, &plans, &chosen, options, judge, &engine, &interrupt)? {
+            let deadline = judge_deadline(engine.deadline, Instant::now(), judges - judge);
+            match run_judge(&mut compiled, &plans, &chosen, options, judge, &engine, deadline)? {
                 ExitStatus::Interrupted => {
                     status = ExitStatus::Interrupted;
                     break 'passes;
@@ -148,6 +151,14 @@ fn execute(args: &AuditArgs, env: &Environment, options: &AuditOptions) -> anyho
     Ok((status, names))
 }
 
+/// A judge's share of what is left of the budget: an equal part for each judge still to run in
+/// this pass, so a budget cannot be spent by the first protocols while the last get nothing (on
+/// the H200, 2026-12-03, a 130 s audit of five protocols left the fifth with no cell). What a
+/// judge leaves unused flows to the next ones.
+fn judge_deadline(deadline: Option<Instant>, now: Instant, judges_left: usize) -> Option<Instant> {
+    deadline.map(|d| now + d.saturating_duration_since(now) / u32::try_from(judges_left.max(1)).unwrap_or(u32::MAX))
+}
+
 /// What every judge's engine run shares.
 struct EngineSetup<'a> {
     args: &'a AuditArgs,
@@ -159,6 +170,7 @@ struct EngineSetup<'a> {
     deadline: Option<Instant>,
     budgeted: bool,
     heavy_ms: Option<f64>,
+    interrupt: &'a std::sync::atomic::AtomicBool,
 }
 
 /// The mutants the audit may compile: only witnessed mutants are audited, and a witness is a
@@ -189,7 +201,7 @@ fn run_judge(
     options: &AuditOptions,
     judge: usize,
     setup: &EngineSetup<'_>,
-    interrupt: &std::sync::atomic::AtomicBool,
+    deadline: Option<Instant>,
 ) -> anyhow::Result<ExitStatus> {
     let mut mine: Vec<SubstratePlan> = plans.to_vec();
     let mut needs: Vec<Need> = Vec::new();
@@ -227,7 +239,7 @@ fn run_judge(
         start_timeout: Duration::from_mins(2),
         prep_timeout: Duration::from_secs_f64(args.prep_timeout),
         round: setup.budgeted.then(|| (64 * setup.devices.len() * setup.workers).max(4 * mine.len())),
-        deadline: setup.deadline,
+        deadline,
         target: setup.backend.evaluation_target(&compiled.target),
         max_original_ms: setup.heavy_ms,
         heavy_prep_grace: Duration::from_secs(10),
@@ -237,7 +249,7 @@ fn run_judge(
     };
     let run_id = compiled.store.begin_run(&format!("audit {label}"), "", &compiled.target)?;
     let reporter = RunProgress::new();
-    let outcome = Engine::new(config, &mine, &mut compiled.store, run_id, &reporter, interrupt).run(&order);
+    let outcome = Engine::new(config, &mine, &mut compiled.store, run_id, &reporter, setup.interrupt).run(&order);
     reporter.finish();
     let summary = match outcome {
         Ok(s) => s,
@@ -255,4 +267,21 @@ fn run_judge(
     } else {
         ExitStatus::Success
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_judge_gets_an_equal_share_of_what_is_left() {
+        let now = Instant::now();
+        let end = now + Duration::from_secs(120);
+        assert_eq!(judge_deadline(Some(end), now, 4), Some(now + Duration::from_secs(30)));
+        // The last judge of a pass gets all that is left.
+        assert_eq!(judge_deadline(Some(end), now, 1), Some(end));
+        assert_eq!(judge_deadline(None, now, 3), None);
+        // Past the budget, a share is empty, never negative.
+        assert_eq!(judge_deadline(Some(now), now + Duration::from_secs(5), 2), Some(now + Duration::from_secs(5)));
+    }
 }
