@@ -276,7 +276,7 @@ mod tests {
     #[test]
     fn each_judge_gets_an_equal_share_of_what_is_left() {
         let now = Instant::now();
-        let end = now + Duration::from_secs(120);
+        let end = now + Duration::from_mins(2);
         assert_eq!(judge_deadline(Some(end), now, 4), Some(now + Duration::from_secs(30)));
         // The last judge of a pass gets all that is left.
         assert_eq!(judge_deadline(Some(end), now, 1), Some(end));
