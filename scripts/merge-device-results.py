@@ -8,7 +8,14 @@ which its evaluations are labelled with) become the current ones. Run ids are ke
 (the carried store's runs come back with them).
 
 Usage: scripts/merge-device-results.py RESULTS.sqlite.gz STORE.sqlite
+
+A results file over the device's 16 MiB per file comes back split (scripts/device/common.sh):
+pass RESULTS.sqlite.gz as named and its parts RESULTS.sqlite.gz.part00, .part01, ... beside it are
+read in order.
 """
+
+import glob
+import os
 
 import gzip
 import shutil
@@ -17,13 +24,40 @@ import sys
 import tempfile
 
 
+def joined(results: str):
+    """The results file, or its split parts read as one stream."""
+    if os.path.exists(results):
+        return results
+    parts = sorted(glob.glob(glob.escape(results) + ".part*"))
+    if not parts:
+        sys.exit(f"merge: neither {results} nor its parts {results}.partNN exist")
+    return _Concat(parts)
+
+
+class _Concat:
+    """The parts of a split file as one readable binary file."""
+
+    def __init__(self, parts):
+        self.files = [open(p, "rb") for p in parts]
+
+    def read(self, n=-1):
+        out = b""
+        while self.files and (n < 0 or len(out) < n):
+            chunk = self.files[0].read(-1 if n < 0 else n - len(out))
+            if not chunk:
+                self.files.pop(0).close()
+                continue
+            out += chunk
+        return out
+
+
 def main() -> int:
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
     results, store = sys.argv[1], sys.argv[2]
     with tempfile.NamedTemporaryFile(suffix=".sqlite") as tmp:
-        with gzip.open(results, "rb") as src:
+        with gzip.open(joined(results), "rb") as src:
             shutil.copyfileobj(src, tmp)
         tmp.flush()
         db = sqlite3.connect(store)

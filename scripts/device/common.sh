@@ -51,6 +51,11 @@ db.commit()
 print({t: db.execute(f"SELECT count(*) FROM out.{t}").fetchone()[0] for t in ("evaluations", "baselines", "ceiling_points", "step_errors")})
 PY
   gzip -f "$OUT/results.sqlite"
+  # The device brings back files of at most 16 MiB (8 files, 64 MiB): a larger export comes back in
+  # parts that scripts/merge-device-results.py reads as one (2026-12-03: a 17 MiB export was lost).
+  if [ "$(stat -c %s "$OUT/results.sqlite.gz")" -gt $(( 15 * 1024 * 1024 )) ]; then
+    split -b 15M -d "$OUT/results.sqlite.gz" "$OUT/results.sqlite.gz.part" && rm "$OUT/results.sqlite.gz"
+  fi
   cp "$wit.workers.log" "$L/" 2>/dev/null; gzip -f "$L/wit.sqlite.workers.log" 2>/dev/null
   tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"; ls -la "$OUT"; stamp done
 }
