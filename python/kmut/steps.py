@@ -31,6 +31,10 @@ evaluation with the capture took 3.2x its wall without, against the goal of 1.3x
 evaluation's steps take two synchronisations in all. `docs/performance.md` has the figures.)
 `kmut.compare.set_mode("fp64")` measures every step, identical or not (the baseline of
 `kmut bench compare`).
+
+On a GPU, the float32 steps (nearly all of them) are measured by one kernel for the whole
+evaluation instead (`kmut.steps_fused`): the same float64 arithmetic, identical steps included,
+in one launch instead of a dozen per step, which is what the capture's overhead was made of.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import compare
+from . import compare, steps_fused
 
 # Elements compared per chunk (float64 temporaries of this many elements).
 CHUNK = 1 << 25
@@ -189,6 +193,32 @@ def _stats_fp64(orig: Any, out: Any, atol: float, rtol: float, torch: Any) -> An
     return torch.stack([tau, rel, frac])
 
 
+def _fused_rows(pairs: list[tuple[Any, Any]], atol: float, rtol: float, torch: Any) -> list[list[float]] | None:
+    """Every step's figures with the float32 steps measured by one kernel launch
+    (`kmut.steps_fused`) and the rest by `_stats`, read back in one transfer; None where the
+    kernel does not apply (no CUDA step, `KMUT_STEP_STATS=torch`, a kernel that did not build)."""
+    if not steps_fused.enabled():
+        return None
+    takes = [steps_fused.takes(o, m) for o, m in pairs]
+    if not any(takes):
+        return None
+    taken = [p for p, t in zip(pairs, takes) if t]
+    measured = steps_fused.stats(taken, atol, rtol, torch)
+    if measured is None:
+        return None
+    if all(takes):
+        return measured.cpu().tolist()
+    device = taken[0][0].device
+    rows, k = [], 0
+    for (o, m), t in zip(pairs, takes):
+        if t:
+            rows.append(measured[k])
+            k += 1
+        else:
+            rows.append(_stats(o, m, atol, rtol, torch).to(device))
+    return torch.stack(rows).cpu().tolist()
+
+
 def step_errors(original: list[Any], mutant: list[Any], atol: float, rtol: float, torch: Any) -> list[list[float]]:
     """`[tau, rel_l2, frac_off]` of every step, the original's outputs against the mutant's."""
     if not original:
@@ -196,8 +226,12 @@ def step_errors(original: list[Any], mutant: list[Any], atol: float, rtol: float
     pairs = [(o, m if m.device == o.device else m.to(o.device)) for o, m in zip(original, mutant)]
     # The fast mode skips the steps a fault has not reached (bit-identical: all zeros); the
     # others are measured in float64 without a synchronisation, all rows in one transfer.
-    same = _identical(pairs, torch) if compare.mode() == "fast" else [False] * len(pairs)
-    zero = torch.zeros(3, dtype=torch.float64, device=pairs[0][0].device)
-    rows = torch.stack([zero if s else _stats(o, m, atol, rtol, torch).to(zero.device) for (o, m), s in zip(pairs, same)]).cpu().tolist()
+    fused = _fused_rows(pairs, atol, rtol, torch)
+    if fused is not None:
+        rows = fused
+    else:
+        same = _identical(pairs, torch) if compare.mode() == "fast" else [False] * len(pairs)
+        zero = torch.zeros(3, dtype=torch.float64, device=pairs[0][0].device)
+        rows = torch.stack([zero if s else _stats(o, m, atol, rtol, torch).to(zero.device) for (o, m), s in zip(pairs, same)]).cpu().tolist()
     # rel_l2 is NaN only where the original's norm is 0 and the difference is not: infinite.
     return [[t, math.inf if math.isnan(r) else r, f] for t, r, f in rows]

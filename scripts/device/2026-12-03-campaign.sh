@@ -14,9 +14,19 @@
 # Second session of 2026-12-03: every command shares one scratch folder in /dev/shm ($SCRATCH), so
 # a warm machine's later calls reuse the columns earlier calls drew (official level-1 draws cost
 # about 1.3 s each on the CPU), and WIT_WORKERS sets how many draw at once.
+# 2026-12-04: STEPS_TEST=1 first checks the one-launch step statistics (kmut.steps_fused) against
+# the torch expression on this GPU, and turns them off (KMUT_STEP_STATS=torch) if they disagree;
+# the depth overhead runs with $WIT_WORKERS workers.
 set -uo pipefail
 # shellcheck source=scripts/device/common.sh
 source scripts/device/common.sh
+if [ "${STEPS_TEST:-0}" = 1 ]; then
+  if python3 -m pytest -q -p no:cacheprovider tests/python/test_steps_fused_gpu.py -m gpu > "$L/steps-test.txt" 2>&1; then
+    stamp "fused step statistics agree with torch: $(tail -n 1 "$L/steps-test.txt")"
+  else
+    export KMUT_STEP_STATS=torch; stamp "fused step statistics FAILED; using torch"; tail -n 30 "$L/steps-test.txt"
+  fi
+fi
 SCRATCH=${SCRATCH:-/dev/shm/kmut-scratch-campaign}; mkdir -p "$SCRATCH"
 stamp "scratch $SCRATCH: $(du -sh "$SCRATCH" 2>/dev/null | cut -f1) kept from earlier calls"
 if [ "${WIT_LIMIT:-0}" != 0 ]; then
@@ -56,7 +66,7 @@ if [ "${DEPTH_LIMIT:-0}" != 0 ]; then
     flag=(); [ "$mode" = no-steps ] && flag=(--no-steps)
     stamp "depth overhead: $mode"
     timeout -k 15 -s INT "$(cap "$DEPTH_LIMIT")" python3 -m kmut run "${L3[@]}" --store "/tmp/depth-$mode.sqlite" --max-per-rule 1 --sample 45 --seed 0 \
-      --workers-per-gpu 6 "${flag[@]}" > "$L/depth-$mode.txt" 2> "$L/depth-$mode.err"
+      --workers-per-gpu "${WIT_WORKERS:-6}" "${flag[@]}" > "$L/depth-$mode.txt" 2> "$L/depth-$mode.err"
     grep -E "^run: [0-9]+ evaluations now" "$L/depth-$mode.err" | tail -n 1
   done
   python3 scripts/device/depth-overhead.py /tmp/depth-steps.sqlite /tmp/depth-no-steps.sqlite
