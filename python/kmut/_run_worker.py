@@ -763,6 +763,19 @@ class Phases:
         return " ".join(f"{name} {s * 1e3:.0f} ms" for name, s in self.spent)
 
 
+def preparation_failure(e: BaseException, torch: Any, alive: bool, cpu: bool) -> str | None:
+    """Why a column's failed preparation is not (yet) the substrate's fault, or None. Beside the
+    machine's failures (`environment_failure`), a GPU context found dead after the failure: a
+    fault of an earlier evaluation in this worker can surface at the next launch, so the engine
+    prepares the column again in a fresh worker, with the device to itself, before it blames
+    the substrate (2026-12-04: one such failure skipped every remaining L3p33 mutant of an audit)."""
+    why = environment_failure(e, torch)
+    if why is None and not alive and not cpu:
+        first = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
+        why = f"the CUDA context was lost while preparing the column ({type(e).__name__}: {first})"
+    return why
+
+
 def serve(worker: Worker, stream: Any) -> int:
     for line in stream:
         line = line.strip()
@@ -777,9 +790,9 @@ def serve(worker: Worker, stream: Any) -> int:
                 worker.prepare(req)
             except Exception as e:  # noqa: BLE001 - a substrate or environment problem, reported whole
                 progress(traceback.format_exc())
-                why = environment_failure(e, worker.torch)
                 alive = worker.context_alive()
-                if why:
+                why = preparation_failure(e, worker.torch, alive, worker.cpu)
+                if why and alive:
                     worker.release()
                 emit("error", detail=why or f"{type(e).__name__}: {e}", fatal=not alive, environment=why is not None)
                 if not alive:

@@ -223,3 +223,56 @@ def test_a_drawn_column_is_written_to_the_scratch_folder_in_the_background_and_r
     assert torch.equal(w.draw(sub, "W:scaled:10:official", 5, {"N": 1000}, make)[0], inputs[0])
     w.finish_scratch()
     assert drawn == [1, 1, 1]
+
+
+class _DyingPreparation:
+    """A worker whose column preparation raises, its context then alive or not."""
+
+    cpu = False
+    torch = torch
+
+    def __init__(self, alive: bool, error: BaseException):
+        self.alive, self.error, self.released = alive, error, 0
+
+    def prepare(self, req):
+        raise self.error
+
+    def context_alive(self):
+        return self.alive
+
+    def release(self):
+        self.released += 1
+
+
+def _served(worker, capsys):
+    import io
+    import json
+
+    from kmut._run_worker import serve
+
+    code = serve(worker, io.StringIO('{"op": "column"}\n{"op": "quit"}\n'))
+    [line] = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.strip()]
+    return code, line
+
+
+def test_a_preparation_that_loses_the_context_is_retried_not_blamed_on_the_substrate(capsys):
+    # A fault of an earlier evaluation can surface at the next column's launches: the engine
+    # must prepare the column again in a fresh worker (environment), not fail the substrate.
+    code, line = _served(_DyingPreparation(False, RuntimeError("CUDA error: unspecified launch failure")), capsys)
+    assert code == 3, "a worker with a dead context exits"
+    assert line["event"] == "error" and line["fatal"] is True and line["environment"] is True
+    assert "context was lost while preparing" in line["detail"] and "unspecified launch failure" in line["detail"]
+
+
+def test_a_preparation_error_with_a_live_context_is_the_substrates(capsys):
+    worker = _DyingPreparation(True, ValueError("launch returned 3 tensors"))
+    code, line = _served(worker, capsys)
+    assert code == 0 and line["fatal"] is False and line["environment"] is False
+    assert line["detail"] == "ValueError: launch returned 3 tensors" and worker.released == 0
+
+
+def test_out_of_memory_in_a_preparation_releases_the_column_and_is_the_machines(capsys):
+    worker = _DyingPreparation(True, torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2 GiB"))
+    code, line = _served(worker, capsys)
+    assert code == 0 and line["environment"] is True and worker.released == 1
+    assert line["detail"].startswith("out of GPU memory")
