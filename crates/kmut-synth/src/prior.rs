@@ -89,9 +89,9 @@ mod tests {
         for i in 0..64 {
             let id = format!("m{i}");
             if Half::of(&id) == Half::Dev {
-                dev.push(id)
+                dev.push(id);
             } else {
-                test.push(id)
+                test.push(id);
             }
         }
         let ids = [dev[0].as_str(), dev[1].as_str(), test[0].as_str()];
