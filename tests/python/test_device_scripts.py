@@ -1,0 +1,63 @@
+"""The scripts that bring device results home: the subset of a campaign store one campaign's
+runs evaluated (scripts/store-subset.py), and a split export read back as one file
+(scripts/merge-device-results.py)."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tiny_store(path: Path) -> None:
+    db = sqlite3.connect(path)
+    db.executescript(
+        """
+        CREATE TABLE evaluations (mutant TEXT, suite TEXT, run INTEGER);
+        CREATE TABLE step_errors (mutant TEXT, suite TEXT, step INTEGER, PRIMARY KEY (mutant, suite, step)) WITHOUT ROWID;
+        INSERT INTO evaluations VALUES ('a', 'T0', 1), ('a', 'W', 3), ('b', 'T0', 2), ('c', 'T0', 1), ('c', 'T0b', 2);
+        INSERT INTO step_errors VALUES ('a', 'T0', 0), ('b', 'T0', 0), ('b', 'T0', 1), ('c', 'T0', 0);
+        """
+    )
+    db.commit()
+    db.close()
+
+
+def subset(src: Path, out: Path, *flag: str) -> sqlite3.Connection:
+    subprocess.run([sys.executable, str(ROOT / "scripts/store-subset.py"), str(src), str(out), *flag], check=True, capture_output=True)
+    return sqlite3.connect(out)
+
+
+def test_a_subset_keeps_every_row_of_the_mutants_the_runs_evaluated(tmp_path):
+    src = tmp_path / "store.sqlite"
+    tiny_store(src)
+    db = subset(src, tmp_path / "runs1.sqlite", "--runs", "1")
+    # a and c were evaluated by run 1: all their rows stay, whichever run made them (a's run 3).
+    assert sorted(db.execute("SELECT mutant, suite FROM evaluations")) == [("a", "T0"), ("a", "W"), ("c", "T0"), ("c", "T0b")]
+    assert sorted(db.execute("SELECT mutant FROM step_errors")) == [("a",), ("c",)]
+    db = subset(src, tmp_path / "not1.sqlite", "--not-runs", "1")
+    assert sorted(db.execute("SELECT mutant FROM evaluations")) == [("b",)]
+    assert db.execute("SELECT count(*) FROM step_errors").fetchone()[0] == 2
+    # The source is untouched.
+    assert sqlite3.connect(src).execute("SELECT count(*) FROM evaluations").fetchone()[0] == 5
+
+
+def test_a_split_export_is_read_back_as_one_file(tmp_path):
+    spec = importlib.util.spec_from_file_location("merge", ROOT / "scripts/merge-device-results.py")
+    merge = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(merge)
+    payload = bytes(range(256)) * 4000
+    whole = tmp_path / "results.sqlite.gz"
+    whole.write_bytes(gzip.compress(payload))
+    data = whole.read_bytes()
+    for i, at in enumerate(range(0, len(data), 101)):
+        (tmp_path / f"results.sqlite.gz.part{i:02d}").write_bytes(data[at : at + 101])
+    whole.unlink()
+    assert len(list(tmp_path.glob("results.sqlite.gz.part*"))) > 3
+    with gzip.open(merge.joined(str(whole)), "rb") as f:
+        assert f.read() == payload
