@@ -30,7 +30,7 @@ fi
 SCRATCH=${SCRATCH:-/dev/shm/kmut-scratch-campaign}; mkdir -p "$SCRATCH"
 stamp "scratch $SCRATCH: $(du -sh "$SCRATCH" 2>/dev/null | cut -f1) kept from earlier calls"
 if [ "${WIT_LIMIT:-0}" != 0 ]; then
-  stamp "witness start"
+  stamp "witness start"; before=$(prepared_lines "$wit.workers.log")
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 1000 > "$L/smi-witness.csv" 2>/dev/null &
   smi=$!
   timeout -k 15 -s INT "$(cap "$WIT_LIMIT")" python3 -m kmut witness --store "$wit" --max-per-rule 1 --sample 1500 --seed 1 \
@@ -43,7 +43,7 @@ rows = [line.split(",") for line in open(sys.argv[1]) if line.strip()]
 util = [float(r[0]) for r in rows if r[0].strip().replace(".", "").isdigit()]
 print(f"GPU busy (nvidia-smi, 1 s samples): mean {sum(util) / max(len(util), 1):.0f}% over {len(util)} samples")
 PY
-  prep_phases "$wit.workers.log"
+  prep_phases "$wit.workers.log" "$before"
   python3 -m kmut score --store "$wit" --denominator witnessed > "$L/score-witnessed.txt" 2>&1; sed -n 1,24p "$L/score-witnessed.txt"
   python3 -m kmut score --store "$wit" --denominator witnessed --json > "$L/score-witnessed.json" 2>/dev/null
 fi

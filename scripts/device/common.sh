@@ -23,9 +23,11 @@ export PYTHONPATH=/tmp/kmut-site:$PWD PYTHONUNBUFFERED=1 KMUT_CACHE_DIR=/tmp/kmu
 python3 -m kmut --version || { echo "the wheel does not run here"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
-# Seconds by preparation phase over the "prepared" lines of a workers log.
+# Seconds by preparation phase over the "prepared" lines of a workers log, after the first $2 of
+# them (a warm machine's calls share one log: pass `prepared_lines LOG` taken before the phase).
+prepared_lines() { local n; n=$(grep -c "prepared " "$1" 2>/dev/null); echo "${n:-0}"; }
 prep_phases() {
-  grep -h "prepared " "$1" > "$L/prep-phases.txt" 2>/dev/null
+  grep -h "prepared " "$1" 2>/dev/null | tail -n +"$(( ${2:-0} + 1 ))" > "$L/prep-phases.txt"
   python3 - "$L/prep-phases.txt" <<'PY'
 import collections, re, sys
 total, count = collections.Counter(), 0
