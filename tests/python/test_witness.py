@@ -163,6 +163,23 @@ def test_a_second_ceiling_search_reuses_every_stored_probe(tmp_path, kmut_cmd_mo
     assert "ceiling: 0 new probes stored" in err, err[-2000:]
     assert again["scaled"]["ceiling"] == first["scaled"]["ceiling"]
     assert again["scaled"]["points"] == first["scaled"]["points"]
+    # --no-run prints what is stored without compiling or probing (no run is recorded).
+    store = tmp_path / "c.sqlite"
+    with sqlite3.connect(store) as db:
+        runs = db.execute("SELECT count(*) FROM runs").fetchone()[0]
+    shown = subprocess.run([*kmut_cmd_module, "ceiling", "--no-run", "--store", str(store), "--json"], capture_output=True, text=True, timeout=120, check=False)
+    assert shown.returncode == 0, shown.stderr
+    stored = {r["generator"]: r for r in json.loads(shown.stdout)}
+    assert stored["scaled"]["ceiling"] == first["scaled"]["ceiling"] and stored["scaled"]["first_invalid"] == first["scaled"]["first_invalid"]
+    assert sorted(map(str, stored["scaled"]["points"])) == sorted(map(str, first["scaled"]["points"]))
+    table = subprocess.run([*kmut_cmd_module, "ceiling", "--no-run", "--store", str(store), str(EXP), "--generator", "negative"],
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert table.returncode == 0 and "L1p900_exp_ceiling" in table.stdout and ">= 10000" in table.stdout and "scaled" not in table.stdout, table.stdout
+    with sqlite3.connect(store) as db:
+        assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == runs
+    missing = subprocess.run([*kmut_cmd_module, "ceiling", "--no-run", "--store", str(store), "substrates/accepted/L1p19_relu.py"],
+                             capture_output=True, text=True, timeout=120, check=False)
+    assert missing.returncode != 0 and "no ceiling stored for L1p19_relu" in missing.stderr, missing.stderr
 
 
 def test_a_replayed_witness_kills_and_the_original_passes_it(searched, kmut_cmd_module):

@@ -148,6 +148,7 @@ pub enum Command {
     ///   kmut ceiling substrates/accepted/L1p47_sum.py
     ///   kmut ceiling --sizes small --backend cpu --generator signed --generator shifted
     ///   kmut ceiling --store runs/h200.sqlite --json > ceilings.json
+    ///   kmut ceiling --store runs/h200.sqlite --no-run    # what was measured, on any machine
     #[command(verbatim_doc_comment)]
     Ceiling(Box<CeilingArgs>),
 
@@ -455,6 +456,10 @@ pub struct CeilingArgs {
     /// Print every ceiling and its probes as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Run nothing: print the ceilings the store holds (of the named substrates, or all), as
+    /// measured, on any machine (no GPU, no compiler needed).
+    #[arg(long)]
+    pub no_run: bool,
     /// The store (`SQLite`); default `$KMUT_STORE` or `kmut.sqlite` in the working folder.
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,

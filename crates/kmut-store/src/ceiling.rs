@@ -86,6 +86,29 @@ impl Store {
         Ok(())
     }
 
+    /// Every stored ceiling, by substrate, target, generator and sizes (`kmut ceiling --no-run`).
+    pub fn all_ceilings(&self) -> Result<Vec<CeilingRecord>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT substrate, target, generator, sizes, image, backend, lowest, highest, ceiling, first_invalid FROM ceilings
+             ORDER BY substrate, target, generator, sizes",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(CeilingRecord {
+                substrate: r.get(0)?,
+                target: r.get(1)?,
+                generator: r.get(2)?,
+                sizes: r.get(3)?,
+                image: r.get(4)?,
+                backend: r.get(5)?,
+                lowest: r.get(6)?,
+                highest: r.get(7)?,
+                ceiling: r.get(8)?,
+                first_invalid: r.get(9)?,
+            })
+        })?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
     /// The stored ceilings of a substrate for `target` (any original: `image` says which).
     pub fn ceilings(&self, substrate: &str, target: &str) -> Result<Vec<CeilingRecord>> {
         let mut stmt = self.conn.prepare(

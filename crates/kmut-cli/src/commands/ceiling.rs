@@ -18,6 +18,9 @@ use crate::{Environment, ExitStatus};
 
 #[allow(clippy::too_many_lines)] // one pass: compile, plan, probe, store, print
 pub fn run(args: &CeilingArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    if args.no_run {
+        return stored(args);
+    }
     let protocol = Protocol::named(&args.protocol).map_err(anyhow::Error::msg)?;
     let backend = Backend::parse(&args.backend).map_err(anyhow::Error::msg)?;
     let generators = generators(&args.generator)?;
@@ -178,6 +181,84 @@ pub fn run(args: &CeilingArgs, env: &Environment) -> anyhow::Result<ExitStatus> 
         return Ok(ExitStatus::Interrupted);
     }
     Ok(if failures > 0 { ExitStatus::Failure } else { ExitStatus::Success })
+}
+
+/// `--no-run`: the ceilings the store holds, without compiling or probing anything.
+#[allow(clippy::print_stdout)] // the command's output
+fn stored(args: &CeilingArgs) -> anyhow::Result<ExitStatus> {
+    let path = super::compile::store_path(args.store.as_deref());
+    anyhow::ensure!(path.is_file(), "no store at `{}` (pass --store)", path.display());
+    let store = kmut_store::Store::open(&path)?;
+    let wanted: Vec<String> =
+        args.substrates.iter().map(|p| p.file_stem().map_or_else(|| p.display().to_string(), |s| s.to_string_lossy().into_owned())).collect();
+    let generators = if args.generator.is_empty() { Vec::new() } else { generators(&args.generator)? };
+    let records: Vec<CeilingRecord> = store
+        .all_ceilings()?
+        .into_iter()
+        .filter(|r| wanted.is_empty() || wanted.contains(&r.substrate))
+        .filter(|r| generators.is_empty() || generators.contains(&r.generator))
+        .filter(|r| args.sizes.as_ref().is_none_or(|s| s == &r.sizes))
+        .collect();
+    let missing: Vec<&String> = wanted.iter().filter(|w| !records.iter().any(|r| &r.substrate == *w)).collect();
+    let mut json_rows = Vec::new();
+    let mut last: Option<(String, String, String)> = None;
+    for r in &records {
+        let points: Vec<CeilingPoint> =
+            store.ceiling_points(&r.substrate, &r.target, &r.image)?.into_iter().filter(|p| p.generator == r.generator && p.sizes == r.sizes).collect();
+        if args.json {
+            let curve: Vec<_> = points
+                .iter()
+                .map(|p| json!({"scale": p.scale, "seed": p.seed, "valid": p.valid, "tau64_ref": p.tau64_ref, "tau64_orig": p.tau64_orig}))
+                .collect();
+            json_rows.push(json!({"substrate": r.substrate, "target": r.target, "backend": r.backend, "generator": r.generator, "sizes": r.sizes,
+                "lowest": r.lowest, "highest": r.highest, "ceiling": r.ceiling, "first_invalid": r.first_invalid, "points": curve}));
+            continue;
+        }
+        let head = (r.substrate.clone(), r.target.clone(), r.sizes.clone());
+        if last.as_ref() != Some(&head) {
+            println!(
+                "{} ({} sizes, {} on {}; scales {}..{})",
+                r.substrate,
+                r.sizes,
+                r.target,
+                r.backend,
+                show_scale(Some(r.lowest)),
+                show_scale(Some(r.highest))
+            );
+            println!("  {:<10} {:>9} {:>14} {:>16} {:>16} {:>7}", "generator", "ceiling", "first invalid", "ref tau64 there", "orig tau64 there", "probes");
+            last = Some(head);
+        }
+        let at = |pick: fn(&CeilingPoint) -> Option<f64>| {
+            r.ceiling.and_then(|c| points.iter().filter(|p| p.scale.to_bits() == c.to_bits()).filter_map(pick).reduce(f64::max))
+        };
+        let ceiling = match (r.ceiling, r.first_invalid) {
+            (Some(c), None) => format!(">= {}", show_scale(Some(c))),
+            (c, _) => show_scale(c),
+        };
+        let fmt = |x: Option<f64>| x.map_or_else(|| "-".into(), |v| format!("{v:.2e}"));
+        println!(
+            "  {:<10} {:>9} {:>14} {:>16} {:>16} {:>7}",
+            r.generator,
+            ceiling,
+            show_scale(r.first_invalid),
+            fmt(at(|p| p.tau64_ref)),
+            fmt(at(|p| p.tau64_orig)),
+            points.len()
+        );
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&json_rows)?);
+    }
+    let substrates: std::collections::BTreeSet<&str> = records.iter().map(|r| r.substrate.as_str()).collect();
+    eprintln!("ceiling: {} ceilings of {} substrates stored in `{}` (nothing run)", records.len(), substrates.len(), path.display());
+    if !missing.is_empty() {
+        eprintln!(
+            "ceiling: no ceiling stored for {}; run `kmut ceiling` on them (a GPU, or --backend cpu --sizes small)",
+            missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        );
+        return Ok(ExitStatus::Failure);
+    }
+    Ok(ExitStatus::Success)
 }
 
 fn generators(given: &[String]) -> anyhow::Result<Vec<String>> {
