@@ -162,6 +162,15 @@ fn full_matrix_records_every_cell_and_every_fault_kind() {
     assert!(!tight.kills_at(1e-2) && tight.kills_at(1e-4));
     assert!(evals.iter().find(|e| e.mutant == "oob-h").unwrap().canary);
     assert!(!store.baselines("L1p1_x", TARGET).unwrap().is_empty());
+    // The slots' time is accounted: at most two slots for the run's length, and the three
+    // hangs' 0.7 s each (their watchdog's limit) as evaluating, not as what followed them;
+    // preparing columns and starting the replacements appear too.
+    let t = s.slot_time;
+    let slots = 2.0 * s.elapsed.as_secs_f64();
+    assert!(t.total().as_secs_f64() <= slots + 0.05, "{t:?} against {slots} s");
+    assert!(t.evaluating >= Duration::from_millis(3 * 700), "{t:?} in {:?}", s.elapsed);
+    assert!(!t.preparing.is_zero() && !t.starting.is_zero(), "{t:?}");
+    assert!(t.shares().contains("evaluating"), "{}", t.shares());
 }
 
 #[test]

@@ -148,6 +148,68 @@ pub struct RunSummary {
     /// Of the machine's failures, those retried successfully.
     pub environment_retried: usize,
     pub backend: String,
+    /// Where the worker slots' time went, summed over the slots (the run's elapsed time times
+    /// the slots, up to the scheduler loop's own few milliseconds).
+    pub slot_time: SlotTime,
+}
+
+/// Worker-slot time by what the slot was doing (issue 21: a GPU busy 39% of a witness call's
+/// tail, with preparation and evaluations not filling the workers' time, had no account of the
+/// rest). Accounted around the scheduler loop's one wait (`Engine::account_slots`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SlotTime {
+    /// A worker process starting (interpreter, torch, CUDA), first or as a replacement.
+    pub starting: Duration,
+    /// Preparing a column: drawing inputs, the references, the original's run, validity.
+    pub preparing: Duration,
+    /// From sending an evaluation to its result (loading the image, launches, comparison).
+    pub evaluating: Duration,
+    /// Dropping a column to free device memory.
+    pub releasing: Duration,
+    /// Started and waiting: no unit with work it may take (none left, or the device's memory
+    /// held by others' columns).
+    pub idle: Duration,
+    /// Empty: its worker died and no replacement has started yet.
+    pub dead: Duration,
+}
+
+impl SlotTime {
+    fn add(&mut self, state: &SlotState, dt: Duration) {
+        let bucket = match state {
+            SlotState::Starting { .. } => &mut self.starting,
+            SlotState::Idle => &mut self.idle,
+            SlotState::Preparing { .. } => &mut self.preparing,
+            SlotState::Evaluating { .. } => &mut self.evaluating,
+            SlotState::Releasing { .. } => &mut self.releasing,
+            SlotState::Dead => &mut self.dead,
+        };
+        *bucket += dt;
+    }
+
+    #[must_use]
+    pub fn total(&self) -> Duration {
+        self.starting + self.preparing + self.evaluating + self.releasing + self.idle + self.dead
+    }
+
+    /// `evaluating 41%, preparing 33%, idle 20%, ...` of the total, largest first; empty when
+    /// nothing was accounted.
+    #[must_use]
+    pub fn shares(&self) -> String {
+        let total = self.total().as_secs_f64();
+        if total <= 0.0 {
+            return String::new();
+        }
+        let mut parts = [
+            ("evaluating", self.evaluating),
+            ("preparing", self.preparing),
+            ("idle", self.idle),
+            ("starting", self.starting),
+            ("dead", self.dead),
+            ("releasing", self.releasing),
+        ];
+        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+        parts.iter().filter(|(_, d)| !d.is_zero()).map(|(name, d)| format!("{name} {:.0}%", 100.0 * d.as_secs_f64() / total)).collect::<Vec<_>>().join(", ")
+    }
 }
 
 pub struct Engine<'a> {
@@ -181,6 +243,8 @@ pub struct Engine<'a> {
     /// Per-step rows of the evaluations in `batch` (`kmut depth`), stored right after them.
     step_batch: Vec<kmut_store::StepError>,
     last_report: Instant,
+    /// Until when the slots' time is accounted (`SlotTime`).
+    accounted: Instant,
     started: Instant,
     summary: RunSummary,
     last_error: String,
@@ -233,6 +297,7 @@ impl<'a> Engine<'a> {
             batch: Vec::new(),
             step_batch: Vec::new(),
             last_report: Instant::now(),
+            accounted: Instant::now(),
             started: Instant::now(),
             summary: RunSummary::default(),
             last_error: String::new(),
@@ -267,6 +332,7 @@ impl<'a> Engine<'a> {
         // Workers start (an interpreter, torch, a CUDA context) while the first round's images
         // are made.
         self.start_workers()?;
+        self.accounted = Instant::now();
         let mut result = self.start_round(&order[..taken]);
         let result = loop {
             if result.is_err() {
@@ -297,6 +363,7 @@ impl<'a> Engine<'a> {
                 break Err(e);
             }
         };
+        self.account_slots();
         self.flush()?;
         for spare in self.spares.drain(..) {
             spare.process.quit();
@@ -320,11 +387,28 @@ impl<'a> Engine<'a> {
         Ok(self.summary)
     }
 
+    /// The time since the last account goes to each slot's current state. Called before the
+    /// loop's transitions (`dispatch`) and right after its one wait, before what it heard is
+    /// handled: between two calls no state changes but at the interval's start, so the time goes
+    /// to the state the slot was in (to within the scheduler's own processing, milliseconds).
+    fn account_slots(&mut self) {
+        let now = Instant::now();
+        let dt = now.saturating_duration_since(self.accounted);
+        self.accounted = now;
+        for slot in &self.slots {
+            self.summary.slot_time.add(&slot.state, dt);
+        }
+    }
+
     fn step(&mut self) -> Result<(), ExecError> {
+        self.account_slots();
         for i in 0..self.slots.len() {
             self.dispatch(i);
         }
-        match self.rx.recv_timeout(Duration::from_millis(100)) {
+        let heard = self.rx.recv_timeout(Duration::from_millis(100));
+        // The wait belongs to the states `dispatch` left; what is heard changes them after it.
+        self.account_slots();
+        match heard {
             Ok(heard) => self.hear(heard)?,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => unreachable!("the engine holds a sender"),
