@@ -34,6 +34,7 @@ def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
         assert c["gpu_busy"] is None, "no nvidia-smi figure on the CPU backend"
         assert c["images"] > 0 and c["images_per_s"] > 0, "each configuration builds from a cold cache"
         assert c["worker_replacements"] >= 0 and isinstance(c["problems"], list)
+        assert "evaluating" in c["worker_time"] and "preparing" in c["worker_time"], c["worker_time"]
     # The same sample: both settle the same mutants (the comparison modes give the same figures).
     assert configs[0]["settled"] == configs[1]["settled"]
     # The temporary stores and caches are gone.

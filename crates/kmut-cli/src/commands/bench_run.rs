@@ -59,6 +59,9 @@ struct Figures {
     images_per_s: Option<f64>,
     worker_replacements: usize,
     spares_used: usize,
+    /// Where the worker slots' time went (`kmut_exec::SlotTime::shares`): what the GPU's idle
+    /// time was spent on instead.
+    worker_time: String,
     crashes: usize,
     timeouts: usize,
     /// Substrates that failed or were set aside, and the machine's errors: a figure with any
@@ -209,6 +212,7 @@ fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_bus
         images_per_s: (images > 0 && image_seconds > 0.0).then(|| images as f64 / image_seconds),
         worker_replacements: s.respawns,
         spares_used: s.spares_used,
+        worker_time: s.slot_time.shares(),
         crashes: s.crashes,
         timeouts: s.timeouts,
         problems,
@@ -232,6 +236,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
             format!("{} in {:.1} s", f.images, f.image_seconds),
             opt(f.images_per_s, 1),
             format!("{} ({} spares)", f.worker_replacements, f.spares_used),
+            if f.worker_time.is_empty() { "-".to_owned() } else { f.worker_time.clone() },
         ]
     };
     let names = [
@@ -247,6 +252,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
         "images made",
         "images/s",
         "workers replaced",
+        "worker time",
     ];
     let columns: Vec<Vec<String>> = figures.iter().map(rows_of).collect();
     let rows: Vec<Vec<String>> = names
