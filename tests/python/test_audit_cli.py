@@ -118,3 +118,22 @@ def test_the_audit_compiles_only_mutants_the_store_has_evaluated(audited, tmp_pa
     none = subprocess.run([*cmd, "audit", "official", "--substrate", str(DEMO), "--backend", "cpu", "--store", str(tmp_path / "e.sqlite")],
                           capture_output=True, text=True, timeout=900, env=env, check=False)
     assert none.returncode != 0 and "holds no evaluations: run `kmut witness` first" in none.stderr, none.stderr[-2000:]
+
+
+def test_a_synthesized_protocol_loads_in_the_audit_and_runs_each_problems_chosen_inputs(audited, tmp_path):
+    # kmut synth's export is a protocol file: the audit takes it by path, judges each problem on
+    # the inputs chosen for it, and so detects the boundary-only mutant the official trials miss.
+    cmd, tmp, _ = audited
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    out_file = tmp_path / "synth.json"
+    synth = subprocess.run([*cmd, "synth", "--store", str(tmp / "s.sqlite"), "--backend", "cpu", "--budget", "1", "--split", "none", "--out", str(out_file)],
+                           capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert synth.returncode == 0, synth.stderr[-3000:]
+    exported = json.loads(out_file.read_text())
+    chosen = exported["protocols"][0]["inputs"]["per_problem"]["L1p19_witness_demo"]
+    assert len(chosen) == 1 and chosen[0]["suite"].startswith("W:"), chosen
+    audit = kmut(cmd, tmp, "audit", "official", str(out_file), "--substrate", str(DEMO), "--json")
+    a = json.loads(audit.stdout)
+    detected = {r["protocol"]: (r["overall"]["detected"], r["overall"]["mutants"]) for r in a["rates"]}
+    assert detected == {"official": (0, 1), "synth-official": (1, 1)}, detected
+    assert "evaluations now" not in audit.stderr, "the chosen input's cells are the witness search's: nothing runs"

@@ -9,6 +9,7 @@
 //! wrong type, or a comparison kmut cannot score from stored cells is refused with the file and
 //! the field named.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
@@ -78,6 +79,11 @@ pub struct ProtocolInputs {
     pub cast: Cast,
     /// Whether the model's weights are built once (`KernelBench`) or resampled per trial.
     pub weights: Weights,
+    /// Inputs of named problems (substrate names), each a suite and one seed, replacing
+    /// `suites` and `generated` for that problem: a protocol whose inputs differ per problem
+    /// (`kmut synth --out`'s export). Problems not listed take `suites` and `generated`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub per_problem: BTreeMap<String, Vec<Column>>,
 }
 
 /// One generated input: `W:<generator>:<scale>:<sizes>` columns, one per size and seed.
@@ -297,9 +303,23 @@ impl Protocol {
         let path = Path::new(name_or_path);
         if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) || path.is_file() {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{name_or_path}: cannot read the protocol file: {e}"))?;
-            return Protocol::parse(&text, name_or_path);
+            return Protocol::parse_file(&text, name_or_path);
         }
         Protocol::builtin(name_or_path)
+    }
+
+    /// A protocol file, or a file that holds one protocol under `protocols` beside other
+    /// fields (`kmut synth --out`'s export: its `protocols[0]` carries each problem's inputs).
+    pub fn parse_file(text: &str, file: &str) -> Result<Protocol, String> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("{file}: {e}"))?;
+        match value.get("protocols") {
+            Some(serde_json::Value::Array(list)) if list.len() == 1 => Protocol::parse(&list[0].to_string(), &format!("{file}: protocols[0]")),
+            Some(serde_json::Value::Array(list)) => {
+                Err(format!("{file}: protocols: holds {} protocols; a file given to kmut must hold exactly one", list.len()))
+            }
+            Some(_) => Err(format!("{file}: protocols: must be a list holding one protocol")),
+            None => Protocol::parse(text, file),
+        }
     }
 
     /// One protocol file's text, validated; errors start with `file: field:`.
@@ -339,6 +359,15 @@ impl Protocol {
         }
         if self.inputs.suites.is_empty() && self.inputs.generated.is_empty() {
             return bad("inputs", "names no input: give `suites`, `generated` or both".into());
+        }
+        for (problem, columns) in &self.inputs.per_problem {
+            let field = format!("inputs.per_problem.{problem}");
+            if problem.is_empty() || columns.is_empty() {
+                return bad(&field, "a problem must be named and list at least one input (suite and seed)".into());
+            }
+            if let Some(i) = columns.iter().position(|c| c.suite.is_empty() || c.suite == EVERY_SUITE) {
+                return bad(&format!("{field}[{i}].suite"), "must name one suite or generated column (`W:...`)".into());
+            }
         }
         let mut fresh = false;
         for (i, g) in self.inputs.generated.iter().enumerate() {
@@ -423,6 +452,9 @@ impl Protocol {
     /// columns. On the CPU backend the suites are the small suites and generated columns take
     /// the small sizes where the protocol says `official` (the CPU backend's stand-in).
     pub fn own_columns(&self, desc: &SubstrateDescription, backend: Backend) -> Vec<Column> {
+        if let Some(listed) = self.inputs.per_problem.get(&desc.name) {
+            return Self::listed_columns(listed, desc, backend);
+        }
         let suites: Vec<&crate::SuiteDescription> = match backend {
             // `*`: every suite of the substrate, in its order, after those named before it.
             Backend::Gpu if self.inputs.suites.iter().any(|n| n == EVERY_SUITE) => {
@@ -454,6 +486,29 @@ impl Protocol {
                     let suite = format!("W:{}:{}:{s}", g.generator, number(g.scale));
                     out.extend(seeds.iter().map(|&seed| Column { suite: suite.clone(), seed }));
                 }
+            }
+        }
+        out
+    }
+
+    /// A problem's listed inputs (`inputs.per_problem`) on `backend`. The CPU backend runs small
+    /// sizes only: a generated column at official sizes runs at the small sizes instead, and a
+    /// named suite only if it is one of the substrate's small suites.
+    fn listed_columns(listed: &[Column], desc: &SubstrateDescription, backend: Backend) -> Vec<Column> {
+        if backend == Backend::Gpu {
+            return listed.to_vec();
+        }
+        let mut out: Vec<Column> = Vec::new();
+        for c in listed {
+            let suite = match c.suite.strip_suffix(":official") {
+                Some(head) if c.suite.starts_with("W:") => format!("{head}:small"),
+                _ if c.suite.starts_with("W:") => c.suite.clone(),
+                _ if desc.suites.iter().any(|s| s.small && s.name == c.suite) => c.suite.clone(),
+                _ => continue,
+            };
+            let column = Column { suite, seed: c.seed };
+            if !out.contains(&column) {
+                out.push(column);
             }
         }
         out
@@ -695,6 +750,48 @@ mod tests {
         std::fs::write(&path, p.to_json()).unwrap();
         assert_eq!(Protocol::load(path.to_str().unwrap()).unwrap(), p);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn per_problem_inputs_replace_the_protocols_for_the_problems_they_name() {
+        let mut p = Protocol::named("official").unwrap();
+        p.name = "synth-official".into();
+        let listed = vec![Column { suite: "T0_original".into(), seed: 7 }, Column { suite: "W:scaled:100:official".into(), seed: 1 }];
+        p.inputs.per_problem.insert("L1p23_softmax".into(), listed.clone());
+        let d = desc(vec![suite("T0_original", &[1, 2], false), suite("T1_small", &[3], true)], &[]);
+        assert_eq!(p.own_columns(&d, Backend::Gpu), listed, "exactly the listed inputs on a GPU");
+        // The CPU backend's stand-ins: the generated column at small sizes, no official-size suite.
+        assert_eq!(names(&p.own_columns(&d, Backend::Cpu)), ["W:scaled:100:small:1"]);
+        let mut other = d.clone();
+        other.name = "L1p19_relu".into();
+        assert_eq!(names(&p.own_columns(&other, Backend::Gpu)), ["T0_original:1", "T0_original:2"], "an unlisted problem: the protocol's inputs");
+        let again = Protocol::parse(&p.to_json(), "synth.json").unwrap();
+        assert_eq!(again, p, "per-problem inputs round-trip");
+        let plain: serde_json::Value = serde_json::from_str(&Protocol::named("official").unwrap().to_json()).unwrap();
+        assert!(plain["inputs"].get("per_problem").is_none(), "absent from a file when empty");
+        // A problem listing nothing, or a suite without a name, is refused naming the field.
+        let mut bad = p.clone();
+        bad.inputs.per_problem.insert("L1p19_relu".into(), vec![]);
+        let err = Protocol::parse(&bad.to_json(), "synth.json").unwrap_err();
+        assert!(err.starts_with("synth.json: inputs.per_problem.L1p19_relu:"), "{err}");
+        let mut bad = p.clone();
+        bad.inputs.per_problem.get_mut("L1p23_softmax").unwrap()[1].suite = String::new();
+        let err = Protocol::parse(&bad.to_json(), "synth.json").unwrap_err();
+        assert!(err.starts_with("synth.json: inputs.per_problem.L1p23_softmax[1].suite:"), "{err}");
+    }
+
+    #[test]
+    fn a_file_holding_one_protocol_under_protocols_loads_as_that_protocol() {
+        let p = Protocol::named("official").unwrap();
+        let bundle = format!("{{\"about\": \"x\", \"protocols\": [{}], \"problems\": {{}}}}", p.to_json());
+        assert_eq!(Protocol::parse_file(&bundle, "synth.json").unwrap(), p);
+        let two = format!("{{\"protocols\": [{0}, {0}]}}", p.to_json());
+        assert!(Protocol::parse_file(&two, "two.json").unwrap_err().contains("holds 2 protocols"));
+        let mut broken: serde_json::Value = serde_json::from_str(&bundle).unwrap();
+        broken["protocols"][0]["tolerance"]["fp32"]["atol"] = serde_json::json!("tight");
+        let err = Protocol::parse_file(&broken.to_string(), "synth.json").unwrap_err();
+        assert!(err.starts_with("synth.json: protocols[0]: tolerance.fp32.atol:"), "{err}");
+        assert_eq!(Protocol::parse_file(&p.to_json(), "plain.json").unwrap(), p, "a plain protocol file still loads");
     }
 
     #[test]

@@ -59,12 +59,10 @@ pub fn protocol(s: &Synthesis, base: &Protocol) -> ExportedProtocol {
         let inputs = p.chosen.iter().map(|c| ChosenInput { suite: c.column.suite.clone(), seed: c.column.seed, source: c.source.label() }).collect();
         problems.insert(p.substrate.clone(), ExportedProblem { path: p.path.clone(), level: p.level, inputs });
     }
-    let mut suites: Vec<String> = problems.values().flat_map(|p: &ExportedProblem| p.inputs.iter().map(|i| i.suite.clone())).collect();
-    suites.sort();
-    suites.dedup();
     let budget = s.budgets.last().copied().unwrap_or(0);
-    // The base protocol's comparison, tolerance, validity filter and shape rule, on the chosen
-    // suites; each problem's own inputs are listed under `problems`.
+    // The base protocol's comparison, tolerance, validity filter and shape rule; each problem's
+    // chosen inputs in `inputs.per_problem` (what `kmut audit` and `kmut score` run for it), the
+    // base protocol's inputs for a problem with nothing chosen (no witnessed mutant).
     let mut protocol = base.clone();
     protocol.name = format!("synth-{}", base.name);
     protocol.title = format!(
@@ -73,9 +71,12 @@ pub fn protocol(s: &Synthesis, base: &Protocol) -> ExportedProtocol {
         s.tolerance
     );
     protocol.source = format!("kmut synth over a kill matrix (docs/synth.md), from {}", base.name);
-    protocol.inputs.suites = suites;
-    protocol.inputs.generated.clear();
-    protocol.inputs.trials = "each problem's inputs listed under `problems` (suite and seed), not every seed of `suites`".into();
+    protocol.inputs.per_problem = problems
+        .iter()
+        .map(|(name, p)| (name.clone(), p.inputs.iter().map(|i| kmut_model::Column { suite: i.suite.clone(), seed: i.seed }).collect()))
+        .collect();
+    protocol.inputs.trials =
+        format!("each problem's chosen inputs under `inputs.per_problem` (suite and seed); a problem not listed there is checked on {}'s inputs", base.name);
     ExportedProtocol {
         about: "Inputs chosen by `kmut synth` (docs/synth.md) from a kill matrix: per problem, the suite and seed of each input; W: suites are replayable from their names (python/kmut/generators.py) and seeds.".into(),
         protocols: vec![protocol],
