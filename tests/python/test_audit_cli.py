@@ -137,3 +137,36 @@ def test_a_synthesized_protocol_loads_in_the_audit_and_runs_each_problems_chosen
     detected = {r["protocol"]: (r["overall"]["detected"], r["overall"]["mutants"]) for r in a["rates"]}
     assert detected == {"official": (0, 1), "synth-official": (1, 1)}, detected
     assert "evaluations now" not in audit.stderr, "the chosen input's cells are the witness search's: nothing runs"
+
+
+def test_an_interrupted_audit_still_reports_the_cells_stored_so_far(audited, tmp_path):
+    # A device call stopped by its clock (SIGINT) must not lose its audit table: the workers
+    # here never start (a sleeping stand-in), so the audit is interrupted while it waits.
+    import shutil
+    import signal
+    import sys
+    import time
+
+    cmd, tmp, _ = audited
+    store = tmp_path / "s.sqlite"
+    shutil.copy(tmp / "s.sqlite", store)
+    with sqlite3.connect(store) as db:
+        db.execute("DELETE FROM evaluations WHERE run IN (SELECT id FROM runs WHERE command LIKE 'audit%')")
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    args = [*cmd, "audit", *PROTOCOLS, "--substrate", str(DEMO), "--backend", "cpu", "--store", str(store), "--cache", str(tmp / "cache"),
+            "--cpu-workers", "1", *RULES, "--worker", sys.executable, "-c", "import time; time.sleep(600)"]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 300
+    seen = ""
+    while "deciding input columns" not in seen and time.monotonic() < deadline:
+        line = p.stderr.readline()
+        if not line:
+            break
+        seen += line
+    assert "deciding input columns" in seen, seen[-2000:]
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130, (p.returncode, err[-2000:])
+    assert "the audit below is of the cells stored so far" in err, err[-2000:]
+    assert "audit of 4 protocols" in out and "official" in out, out[-2000:]

@@ -34,8 +34,9 @@ pub fn run(args: &AuditArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     if !args.no_run {
         let (s, names) = execute(args, env, &options)?;
         if s == ExitStatus::Interrupted {
-            eprintln!("interrupted: every finished evaluation is stored; run the same command again to resume");
-            return Ok(s);
+            // The cells stored so far still make an audit (undecided where columns did not run):
+            // a run stopped by its caller's clock should not lose what it measured to the report.
+            eprintln!("interrupted: every finished evaluation is stored; the audit below is of the cells stored so far, and the same command resumes");
         }
         status = s;
         audited = names;
