@@ -78,5 +78,7 @@ if [ "${L3_LIMIT:-0}" != 0 ]; then
     > "$L/l3.txt" 2> "$L/l3.err"
   stamp "level-3 sample end $?"; grep -v "^  \[worker" "$L/l3.err" | grep -v "^run: removed" | tail -n 5
   python3 -m kmut depth --store "$wit" > "$L/depth.txt" 2>&1; sed -n 1,30p "$L/depth.txt"
+  # The published depth figures are over distinct (live) mutants: print those too.
+  python3 -m kmut depth --store "$wit" --denominator live > "$L/depth-live.txt" 2>&1; grep -A6 "^survival by" "$L/depth-live.txt"
 fi
 export_results
