@@ -65,6 +65,10 @@ def test_a_sample_is_stratified_and_scored_with_intervals(kmut_cmd, tmp_path):
     assert not miss["exact"] and miss["low"] < 1.0 and miss["high"] == 1.0
     families = {g["name"] for g in s["by_family"] if g["evaluated"]}
     assert len(families) >= 3, f"a stratified sample spans families: {families}"
+    # Beside the corpus estimate, the settled sample's own unweighted rate.
+    o = s["overall"]
+    assert o["sample"]["settled"] == o["evaluated"] and abs(o["sample"]["rate"] - o["survived"] / o["evaluated"]) < 1e-12, o["sample"]
+    assert o["sample"]["low"] <= o["sample"]["rate"] <= o["sample"]["high"]
 
 
 def cells(store):

@@ -132,7 +132,8 @@ fn bounded(strata: &[Stratum], treat: Undecided) -> Estimate {
     Estimate { rate, low: known * low, high: known * high + unsampled, exact: false, unsampled, undecided: 0 }
 }
 
-fn wilson(p: f64, n: f64) -> (f64, f64) {
+/// The 95% Wilson score interval of a proportion `p` over `n` draws.
+pub fn wilson(p: f64, n: f64) -> (f64, f64) {
     let z2 = Z * Z;
     let denom = 1.0 + z2 / n;
     let center = (p + z2 / (2.0 * n)) / denom;

@@ -27,7 +27,7 @@ use kmut_store::{Baseline, Evaluation, Store};
 use serde::Serialize;
 
 pub use agreement::{agreement, Agreement, AgreementRow};
-pub use estimate::{miss_rate, Estimate, Stratum};
+pub use estimate::{miss_rate, wilson, Estimate, Stratum};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ScoreError {
@@ -164,8 +164,36 @@ pub struct Group {
     /// Witnessed scoring: survivors no valid input of a complete search kills (outside the rate).
     pub possibly_equivalent: usize,
     pub miss: Option<Estimate>,
+    /// The miss rate of the settled sample itself, unweighted (`SampleRate`): what a campaign's
+    /// mutants say before they are weighted to the corpus.
+    pub sample: Option<SampleRate>,
     #[serde(skip)]
     strata: BTreeMap<(String, Family), Stratum>,
+}
+
+/// Survived over settled among the mutants of a group that have a settled verdict, with its 95%
+/// Wilson interval: no weighting to the corpus (that is `Group::miss`), undecided, timed-out and
+/// possibly-equivalent mutants left out (their counts are beside it).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SampleRate {
+    pub rate: f64,
+    pub low: f64,
+    pub high: f64,
+    /// Settled mutants it is over.
+    pub settled: usize,
+}
+
+impl SampleRate {
+    /// `None` for a group with no settled mutant.
+    #[must_use]
+    pub fn of(survived: usize, settled: usize) -> Option<SampleRate> {
+        (settled > 0).then(|| {
+            let rate = survived as f64 / settled as f64;
+            let (low, high) = wilson(rate, settled as f64);
+            // Rounding can leave an end a hair past the point (0.99999... at 10 of 10).
+            SampleRate { rate, low: low.min(rate), high: high.max(rate), settled }
+        })
+    }
 }
 
 impl Group {
@@ -213,6 +241,7 @@ impl Group {
     pub fn finish(&mut self) {
         let strata: Vec<Stratum> = self.strata.values().copied().collect();
         self.miss = miss_rate(&strata);
+        self.sample = SampleRate::of(self.survived, self.evaluated);
     }
 }
 
@@ -606,4 +635,24 @@ fn warnings(overall: &Group, options: &ScoreOptions, denominator: Denominator) -
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod sample_tests {
+    use super::SampleRate;
+
+    #[test]
+    #[allow(clippy::float_cmp)] // the ends are clamped to exactly the point and to 0 / 1
+    fn the_settled_sample_rate_is_survived_over_settled_with_a_wilson_interval() {
+        // The sixth H200 campaign's figure: 172 of 1,018 witnessed mutants missed.
+        let r = SampleRate::of(172, 1018).unwrap();
+        assert!((r.rate - 172.0 / 1018.0).abs() < 1e-15);
+        assert_eq!((format!("{:.1}", 100.0 * r.low), format!("{:.1}", 100.0 * r.high)), ("14.7".to_owned(), "19.3".to_owned()));
+        assert_eq!(r.settled, 1018);
+        assert!(SampleRate::of(0, 0).is_none(), "nothing settled: no rate, never 0%");
+        let none = SampleRate::of(0, 12).unwrap();
+        assert!(none.low == 0.0 && none.high > 0.2, "no survivor is not certainty: {none:?}");
+        let all = SampleRate::of(10, 10).unwrap();
+        assert!(all.low < 1.0 && all.high == 1.0 && all.rate == 1.0, "the interval holds its point: {all:?}");
+    }
 }

@@ -63,6 +63,7 @@ fn rows(groups: &[&Group]) -> Vec<Vec<String>> {
                 g.killed.to_string(),
                 g.survived.to_string(),
                 rate(g.miss.as_ref()),
+                g.sample.map_or_else(|| "-".into(), |r| format!("{:.1}% [{:.1}, {:.1}]", 100.0 * r.rate, 100.0 * r.low, 100.0 * r.high)),
                 g.crashes.to_string(),
                 g.timeouts.to_string(),
                 g.undecided.to_string(),
@@ -74,7 +75,8 @@ fn rows(groups: &[&Group]) -> Vec<Vec<String>> {
         .collect()
 }
 
-const HEADER: [&str; 12] = ["", "live", "settled", "killed", "survived", "miss rate", "crash", "timeout", "undecided", "not run", "poss-equiv", "oob-survived"];
+const HEADER: [&str; 13] =
+    ["", "live", "settled", "killed", "survived", "miss rate", "in the settled", "crash", "timeout", "undecided", "not run", "poss-equiv", "oob-survived"];
 
 /// The score as tables on stdout.
 pub fn print(s: &Score) {
@@ -119,7 +121,7 @@ pub fn print(s: &Score) {
     if s.sampled {
         let o = &s.overall;
         println!(
-            "{} of {} live mutants have a settled verdict ({} timed out, {} undecided, {} not run): rates are stratified estimates with 95% intervals{}",
+            "{} of {} live mutants have a settled verdict ({} timed out, {} undecided, {} not run): miss rates are stratified estimates for the corpus with 95% intervals, `in the settled` the unweighted survived / settled of the sample itself (Wilson 95%){}",
             o.evaluated,
             o.live,
             o.timeouts,
