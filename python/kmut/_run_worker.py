@@ -57,7 +57,7 @@ from typing import Any
 
 from . import generators, jsonlines
 from .compare import compare
-from .machine import environment_failure
+from .machine import environment_failure, first_line
 
 # Elements of canary before and after every buffer `launch` allocates: an index one row off
 # lands in them, not in a neighbouring allocation.
@@ -771,8 +771,7 @@ def preparation_failure(e: BaseException, torch: Any, alive: bool, cpu: bool) ->
     the substrate (2026-12-04: one such failure skipped every remaining L3p33 mutant of an audit)."""
     why = environment_failure(e, torch)
     if why is None and not alive and not cpu:
-        first = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
-        why = f"the CUDA context was lost while preparing the column ({type(e).__name__}: {first})"
+        why = f"the CUDA context was lost while preparing the column ({type(e).__name__}: {first_line(e, 200)})"
     return why
 
 

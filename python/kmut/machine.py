@@ -13,11 +13,17 @@ import os
 from typing import Any
 
 
+def first_line(e: BaseException, limit: int = 300) -> str:
+    """The first line of an exception's message (its type's name when it has none)."""
+    text = str(e).strip()
+    return text.splitlines()[0][:limit] if text else type(e).__name__
+
+
 def environment_failure(e: BaseException, torch: Any) -> str | None:
     """Why `e` is the machine's failure and not the mutant's (out of device or host memory, a
     full disk or quota), or None. A mutant changes kernels and their launch configuration,
     never how much memory `launch` allocates, so running out of memory is never its verdict."""
-    first = str(e).strip().splitlines()[0][:300] if str(e).strip() else type(e).__name__
+    first = first_line(e)
     oom = getattr(getattr(torch, "cuda", None), "OutOfMemoryError", None)
     if oom is not None and isinstance(e, oom):
         return f"out of GPU memory: {first}"

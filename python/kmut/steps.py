@@ -199,7 +199,7 @@ def _fused_rows(pairs: list[tuple[Any, Any]], atol: float, rtol: float, torch: A
     kernel does not apply (no CUDA step, `KMUT_STEP_STATS=torch`, a kernel that did not build)."""
     if not steps_fused.enabled():
         return None
-    takes = [steps_fused.takes(o, m) for o, m in pairs]
+    takes = [steps_fused.takes(o, m, torch) for o, m in pairs]
     if not any(takes):
         return None
     taken = [p for p, t in zip(pairs, takes) if t]

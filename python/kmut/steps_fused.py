@@ -84,10 +84,8 @@ def enabled() -> bool:
     return os.environ.get("KMUT_STEP_STATS", "fused") != "torch"
 
 
-def takes(orig: Any, out: Any) -> bool:
+def takes(orig: Any, out: Any, torch: Any) -> bool:
     """Whether this kernel measures the pair: float32 on the same CUDA device, same shape, dense."""
-    import torch  # noqa: PLC0415 - only reached with torch tensors
-
     return (
         orig.is_cuda
         and out.device == orig.device

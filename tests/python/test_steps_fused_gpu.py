@@ -12,7 +12,7 @@ import torch
 from kmut import steps, steps_fused
 from kmut.nvrtc import compile_cuda
 
-from .test_steps_fast import ADVERSARIAL
+from .test_steps_fast import ADVERSARIAL, same_figures
 
 ATOL = RTOL = 1e-2
 
@@ -25,7 +25,7 @@ def test_the_kernel_compiles_with_nvrtc():
 
 def test_host_tensors_and_the_switch_keep_the_torch_path(monkeypatch):
     x = torch.randn(10)
-    assert not steps_fused.takes(x, x + 1), "host tensors are measured by torch"
+    assert not steps_fused.takes(x, x + 1, torch), "host tensors are measured by torch"
     monkeypatch.setenv("KMUT_STEP_STATS", "torch")
     assert not steps_fused.enabled()
     monkeypatch.delenv("KMUT_STEP_STATS")
@@ -38,14 +38,9 @@ def torch_rows(pairs, atol=ATOL, rtol=RTOL):
 
 
 def same(fused, slow):
-    for a, b in zip(fused, slow, strict=True):
-        (t1, r1, f1), (t2, r2, f2) = a, b
-        assert t1.hex() == t2.hex(), ("tau", a, b)
-        assert f1.hex() == f2.hex(), ("frac_off", a, b)
-        if math.isinf(r2) or r2 == 0:
-            assert r1 == r2, ("rel_l2", a, b)
-        else:
-            assert abs(r1 - r2) <= 1e-12 * r2, ("rel_l2", a, b)
+    assert len(fused) == len(slow)
+    for a, b in zip(fused, slow):
+        same_figures(a, b, rel=1e-12)
 
 
 @pytest.mark.gpu

@@ -88,11 +88,21 @@ impl Store {
 
     /// Every stored ceiling, by substrate, target, generator and sizes (`kmut ceiling --no-run`).
     pub fn all_ceilings(&self) -> Result<Vec<CeilingRecord>> {
-        let mut stmt = self.conn.prepare(
+        self.query_ceilings("", [])
+    }
+
+    /// The stored ceilings of a substrate for `target` (any original: `image` says which).
+    pub fn ceilings(&self, substrate: &str, target: &str) -> Result<Vec<CeilingRecord>> {
+        self.query_ceilings("WHERE substrate = ?1 AND target = ?2", params![substrate, target])
+    }
+
+    /// The `ceilings` rows that `filter` (a `WHERE` clause or nothing) selects, in table order.
+    fn query_ceilings(&self, filter: &str, args: impl rusqlite::Params) -> Result<Vec<CeilingRecord>> {
+        let mut stmt = self.conn.prepare(&format!(
             "SELECT substrate, target, generator, sizes, image, backend, lowest, highest, ceiling, first_invalid FROM ceilings
-             ORDER BY substrate, target, generator, sizes",
-        )?;
-        let rows = stmt.query_map([], |r| {
+             {filter} ORDER BY substrate, target, generator, sizes"
+        ))?;
+        let rows = stmt.query_map(args, |r| {
             Ok(CeilingRecord {
                 substrate: r.get(0)?,
                 target: r.get(1)?,
@@ -104,29 +114,6 @@ impl Store {
                 highest: r.get(7)?,
                 ceiling: r.get(8)?,
                 first_invalid: r.get(9)?,
-            })
-        })?;
-        Ok(rows.collect::<std::result::Result<_, _>>()?)
-    }
-
-    /// The stored ceilings of a substrate for `target` (any original: `image` says which).
-    pub fn ceilings(&self, substrate: &str, target: &str) -> Result<Vec<CeilingRecord>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT generator, sizes, image, backend, lowest, highest, ceiling, first_invalid FROM ceilings
-             WHERE substrate = ?1 AND target = ?2 ORDER BY generator, sizes",
-        )?;
-        let rows = stmt.query_map(params![substrate, target], |r| {
-            Ok(CeilingRecord {
-                substrate: substrate.to_owned(),
-                target: target.to_owned(),
-                generator: r.get(0)?,
-                sizes: r.get(1)?,
-                image: r.get(2)?,
-                backend: r.get(3)?,
-                lowest: r.get(4)?,
-                highest: r.get(5)?,
-                ceiling: r.get(6)?,
-                first_invalid: r.get(7)?,
             })
         })?;
         Ok(rows.collect::<std::result::Result<_, _>>()?)

@@ -202,16 +202,17 @@ fn stored(args: &CeilingArgs) -> anyhow::Result<ExitStatus> {
     let missing: Vec<&String> = wanted.iter().filter(|w| !records.iter().any(|r| &r.substrate == *w)).collect();
     let mut json_rows = Vec::new();
     let mut last: Option<(String, String, String)> = None;
+    // One read of a substrate's probes serves all its generators.
+    let mut probes: HashMap<(String, String, String), Vec<CeilingPoint>> = HashMap::new();
     for r in &records {
-        let points: Vec<CeilingPoint> =
-            store.ceiling_points(&r.substrate, &r.target, &r.image)?.into_iter().filter(|p| p.generator == r.generator && p.sizes == r.sizes).collect();
+        let key = (r.substrate.clone(), r.target.clone(), r.image.clone());
+        if !probes.contains_key(&key) {
+            probes.insert(key.clone(), store.ceiling_points(&r.substrate, &r.target, &r.image)?);
+        }
+        let points: Vec<&CeilingPoint> = probes[&key].iter().filter(|p| p.generator == r.generator && p.sizes == r.sizes).collect();
         if args.json {
-            let curve: Vec<_> = points
-                .iter()
-                .map(|p| json!({"scale": p.scale, "seed": p.seed, "valid": p.valid, "tau64_ref": p.tau64_ref, "tau64_orig": p.tau64_orig}))
-                .collect();
             json_rows.push(json!({"substrate": r.substrate, "target": r.target, "backend": r.backend, "generator": r.generator, "sizes": r.sizes,
-                "lowest": r.lowest, "highest": r.highest, "ceiling": r.ceiling, "first_invalid": r.first_invalid, "points": curve}));
+                "lowest": r.lowest, "highest": r.highest, "ceiling": r.ceiling, "first_invalid": r.first_invalid, "points": curve(&points)}));
             continue;
         }
         let head = (r.substrate.clone(), r.target.clone(), r.sizes.clone());
@@ -225,26 +226,10 @@ fn stored(args: &CeilingArgs) -> anyhow::Result<ExitStatus> {
                 show_scale(Some(r.lowest)),
                 show_scale(Some(r.highest))
             );
-            println!("  {:<10} {:>9} {:>14} {:>16} {:>16} {:>7}", "generator", "ceiling", "first invalid", "ref tau64 there", "orig tau64 there", "probes");
+            println!("{}", table_header());
             last = Some(head);
         }
-        let at = |pick: fn(&CeilingPoint) -> Option<f64>| {
-            r.ceiling.and_then(|c| points.iter().filter(|p| p.scale.to_bits() == c.to_bits()).filter_map(pick).reduce(f64::max))
-        };
-        let ceiling = match (r.ceiling, r.first_invalid) {
-            (Some(c), None) => format!(">= {}", show_scale(Some(c))),
-            (c, _) => show_scale(c),
-        };
-        let fmt = |x: Option<f64>| x.map_or_else(|| "-".into(), |v| format!("{v:.2e}"));
-        println!(
-            "  {:<10} {:>9} {:>14} {:>16} {:>16} {:>7}",
-            r.generator,
-            ceiling,
-            show_scale(r.first_invalid),
-            fmt(at(|p| p.tau64_ref)),
-            fmt(at(|p| p.tau64_orig)),
-            points.len()
-        );
+        println!("{}", table_row(&r.generator, r.ceiling, r.first_invalid, &points));
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&json_rows)?);
@@ -271,6 +256,37 @@ fn generators(given: &[String]) -> anyhow::Result<Vec<String>> {
     Ok(given.to_vec())
 }
 
+fn table_header() -> String {
+    format!("  {:<10} {:>9} {:>14} {:>16} {:>16} {:>7}", "generator", "ceiling", "first invalid", "ref tau64 there", "orig tau64 there", "probes")
+}
+
+/// One generator's line: its bracket, both distances to fp64 at the ceiling (the largest over
+/// the seeds there: how close a correct kernel came to failing) and how many probes were made.
+fn table_row(generator: &str, ceiling: Option<f64>, first_invalid: Option<f64>, points: &[&CeilingPoint]) -> String {
+    let at = |pick: fn(&CeilingPoint) -> Option<f64>| {
+        ceiling.and_then(|c| points.iter().filter(|p| p.scale.to_bits() == c.to_bits()).filter_map(|p| pick(p)).reduce(f64::max))
+    };
+    let shown = match (ceiling, first_invalid) {
+        (Some(c), None) => format!(">= {}", show_scale(Some(c))),
+        (c, _) => show_scale(c),
+    };
+    let fmt = |x: Option<f64>| x.map_or_else(|| "-".into(), |v| format!("{v:.2e}"));
+    format!(
+        "  {:<10} {:>9} {:>14} {:>16} {:>16} {:>7}",
+        generator,
+        shown,
+        show_scale(first_invalid),
+        fmt(at(|p| p.tau64_ref)),
+        fmt(at(|p| p.tau64_orig)),
+        points.len()
+    )
+}
+
+/// A generator's probes as JSON (the tau* curve).
+fn curve(points: &[&CeilingPoint]) -> Vec<serde_json::Value> {
+    points.iter().map(|p| json!({"scale": p.scale, "seed": p.seed, "valid": p.valid, "tau64_ref": p.tau64_ref, "tau64_orig": p.tau64_orig})).collect()
+}
+
 fn show_scale(x: Option<f64>) -> String {
     x.map_or_else(|| "-".into(), kmut_witness::ceiling::scale_text)
 }
@@ -292,35 +308,11 @@ fn print_tables(
         }
         let points = store.ceiling_points(&job.plan.name, target, &job.plan.original_id)?;
         println!("{} ({sizes} sizes; valid: within {margin:.1e} of fp64 on every seed)", job.plan.name);
-        println!("  {:<10} {:>9} {:>14} {:>16} {:>16} {:>7}", "generator", "ceiling", "first invalid", "ref tau64 there", "orig tau64 there", "probes");
+        println!("{}", table_header());
         for (generator, result) in rows {
+            let mine: Vec<&CeilingPoint> = points.iter().filter(|p| &p.generator == generator && p.sizes == job.sizes).collect();
             match result {
-                Ok(b) => {
-                    let at = |scale: Option<f64>, pick: fn(&CeilingPoint) -> Option<f64>| {
-                        scale.and_then(|s| {
-                            points
-                                .iter()
-                                .filter(|p| &p.generator == generator && p.sizes == job.sizes && p.scale.to_bits() == s.to_bits())
-                                .filter_map(pick)
-                                .reduce(f64::max)
-                        })
-                    };
-                    let ceiling = match (b.ceiling, b.first_invalid) {
-                        (Some(c), None) => format!(">= {}", show_scale(Some(c))),
-                        (c, _) => show_scale(c),
-                    };
-                    let n = points.iter().filter(|p| &p.generator == generator && p.sizes == job.sizes).count();
-                    let fmt = |x: Option<f64>| x.map_or_else(|| "-".into(), |v| format!("{v:.2e}"));
-                    println!(
-                        "  {:<10} {:>9} {:>14} {:>16} {:>16} {:>7}",
-                        generator,
-                        ceiling,
-                        show_scale(b.first_invalid),
-                        fmt(at(b.ceiling, |p| p.tau64_ref)),
-                        fmt(at(b.ceiling, |p| p.tau64_orig)),
-                        n
-                    );
-                }
+                Ok(b) => println!("{}", table_row(generator, b.ceiling, b.first_invalid, &mine)),
                 Err(e) => println!("  {generator:<10} not probed: {e}"),
             }
         }
@@ -334,11 +326,8 @@ fn print_json(jobs: &[CeilingJob], results: &[Vec<(String, Result<Bracket, Strin
     for (job, rows) in jobs.iter().zip(results) {
         let points = store.ceiling_points(&job.plan.name, target, &job.plan.original_id)?;
         for (generator, result) in rows {
-            let curve: Vec<_> = points
-                .iter()
-                .filter(|p| &p.generator == generator && p.sizes == job.sizes)
-                .map(|p| json!({"scale": p.scale, "seed": p.seed, "valid": p.valid, "tau64_ref": p.tau64_ref, "tau64_orig": p.tau64_orig}))
-                .collect();
+            let mine: Vec<&CeilingPoint> = points.iter().filter(|p| &p.generator == generator && p.sizes == job.sizes).collect();
+            let curve = curve(&mine);
             out.push(match result {
                 Ok(b) => json!({"substrate": job.plan.name, "generator": generator, "sizes": job.sizes, "ceiling": b.ceiling, "first_invalid": b.first_invalid, "points": curve}),
                 Err(e) => json!({"substrate": job.plan.name, "generator": generator, "sizes": job.sizes, "error": e, "points": curve}),

@@ -48,8 +48,13 @@ pub(crate) fn rate(e: Option<&Estimate>) -> String {
         None => "-".into(),
         Some(e) if e.exact => format!("{:.1}%", 100.0 * e.rate),
         Some(e) if e.undecided > 0 || e.rate.is_nan() => format!("{:.1} to {:.1}%", 100.0 * e.low, 100.0 * e.high),
-        Some(e) => format!("{:.1}% [{:.1}, {:.1}]", 100.0 * e.rate, 100.0 * e.low, 100.0 * e.high),
+        Some(e) => interval(e.rate, e.low, e.high),
     }
+}
+
+/// `16.9% [14.7, 19.3]`: a rate and its 95% interval, in percent.
+fn interval(rate: f64, low: f64, high: f64) -> String {
+    format!("{:.1}% [{:.1}, {:.1}]", 100.0 * rate, 100.0 * low, 100.0 * high)
 }
 
 fn rows(groups: &[&Group]) -> Vec<Vec<String>> {
@@ -63,7 +68,7 @@ fn rows(groups: &[&Group]) -> Vec<Vec<String>> {
                 g.killed.to_string(),
                 g.survived.to_string(),
                 rate(g.miss.as_ref()),
-                g.sample.map_or_else(|| "-".into(), |r| format!("{:.1}% [{:.1}, {:.1}]", 100.0 * r.rate, 100.0 * r.low, 100.0 * r.high)),
+                g.sample.map_or_else(|| "-".into(), |r| interval(r.rate, r.low, r.high)),
                 g.crashes.to_string(),
                 g.timeouts.to_string(),
                 g.undecided.to_string(),
