@@ -12,7 +12,8 @@ CALL_LIMIT=${CALL_LIMIT:-590}; EXPORT_S=${EXPORT_S:-40}
 cap() { local left=$(( CALL_LIMIT - EXPORT_S - ($(date +%s) - t0) )); [ "$left" -lt 1 ] && left=1; if [ "$1" -lt "$left" ]; then echo "$1"; else echo "$left"; fi; }
 # The working store lives in .device/live/ (git-ignored, not carried): a warm machine keeps it
 # between calls, so a second call resumes where the first stopped; a fresh machine starts again
-# from the carried, compressed store in .dev1/.
+# from the carried, compressed store in .dev1/ (scripts/pack-device-store.py: the store without its
+# per-step rows, so the call's 64 MiB carry holds it beside the tracked tree and the wheel).
 W=.device/live; mkdir -p "$W"; wit=$W/wit.sqlite
 if [ -f "$wit" ]; then stamp "resuming the store kept on this machine"; else
   python3 -c "import gzip,shutil,sys; shutil.copyfileobj(gzip.open(sys.argv[1]), open(sys.argv[2],'wb'))" .dev1/wit.sqlite.gz "$wit" || exit 1

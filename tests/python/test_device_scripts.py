@@ -61,3 +61,21 @@ def test_a_split_export_is_read_back_as_one_file(tmp_path):
     assert len(list(tmp_path.glob("results.sqlite.gz.part*"))) > 3
     with gzip.open(merge.joined(str(whole)), "rb") as f:
         assert f.read() == payload
+
+
+def test_the_packed_device_store_keeps_every_result_but_the_per_step_rows(tmp_path):
+    src = tmp_path / "store.sqlite"
+    tiny_store(src)
+    out = tmp_path / "carry" / "wit.sqlite.gz"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts/pack-device-store.py"), str(src), str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "4 per-step rows left out" in done.stdout
+    unpacked = tmp_path / "unpacked.sqlite"
+    unpacked.write_bytes(gzip.decompress(out.read_bytes()))
+    db = sqlite3.connect(unpacked)
+    assert db.execute("SELECT count(*) FROM evaluations").fetchone()[0] == 5
+    assert db.execute("SELECT count(*) FROM step_errors").fetchone()[0] == 0
+    # The source keeps its rows; a packed store over the limit fails loudly instead of a refused call.
+    assert sqlite3.connect(src).execute("SELECT count(*) FROM step_errors").fetchone()[0] == 4
+    over = subprocess.run([sys.executable, str(ROOT / "scripts/pack-device-store.py"), str(src), str(out), "--limit", "0"], capture_output=True, text=True)
+    assert over.returncode == 1 and "over the 0 MB limit" in over.stderr
