@@ -134,3 +134,14 @@ def test_a_bare_kernel_file_is_refused_with_what_kmut_expects(kmut_cmd, tmp_path
     assert out.returncode != 0
     assert "kernel.cu` is not one" in out.stderr and "substrates/SPEC.md" in out.stderr and "(`.py`)" in out.stderr, out.stderr
     assert "hexadecimal" not in out.stderr
+
+
+def test_a_closed_pipe_ends_kmut_mutate_quietly_with_the_sigpipe_status(kmut_cmd):
+    # More output than a pipe holds, read one line, then closed: the shell's `| head -1`.
+    deep = [str(p) for p in ACCEPTED if p.stem.startswith("L3p")][:4]
+    proc = subprocess.Popen([*kmut_cmd, "mutate", *deep], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert "panicked" not in err and "Traceback" not in err, err

@@ -31,6 +31,7 @@ pub struct Environment {
 
 /// Run the command line `argv` (program name first) and return the process exit code.
 pub fn main(argv: Vec<String>, env: &Environment) -> i32 {
+    quiet_broken_pipe();
     let cli = match args::Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => {
@@ -48,4 +49,22 @@ pub fn main(argv: Vec<String>, env: &Environment) -> i32 {
             ExitStatus::Error as i32
         }
     }
+}
+
+/// `kmut mutate | head` closes stdout early: end quietly with the shell's SIGPIPE status (141)
+/// instead of a panic and a backtrace. Python ignores SIGPIPE, so Rust's `println!` panics on
+/// the closed pipe; restoring the signal's default instead would also kill the orchestrator
+/// when it writes to a worker that has just died, which the engine handles as a death.
+fn quiet_broken_pipe() {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let message = info.payload().downcast_ref::<String>().map(String::as_str).or_else(|| info.payload().downcast_ref::<&str>().copied());
+            if message.is_some_and(|m| m.starts_with("failed printing to stdout") && m.contains("Broken pipe")) {
+                std::process::exit(141);
+            }
+            previous(info);
+        }));
+    });
 }
