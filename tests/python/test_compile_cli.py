@@ -118,3 +118,25 @@ def test_a_rule_filter_selects_and_never_deletes_and_an_edit_marks_mutants_stale
         assert db.execute("SELECT count(*) FROM evaluations").fetchone()[0] == 0
     again = subprocess.run([*kmut_cmd, "store", "prune", "--store", str(store)], capture_output=True, text=True, timeout=60)
     assert "nothing to remove" in again.stdout
+
+
+def test_a_mutant_list_compiles_exactly_the_listed_mutants(kmut_cmd, tmp_path):
+    # Some mutant ids, as `kmut synth --fill-list` writes them (a comment line, then one per line).
+    listed = subprocess.run([*kmut_cmd, "mutate", GEMM], capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    ids = [line.split()[0] for line in listed.stdout.splitlines() if line.strip()][:3]
+    assert len(ids) == 3
+    fill = tmp_path / "fill.txt"
+    fill.write_text("# three mutants\n" + "\n".join(ids) + "\n\nffffffffffff\n")
+    store = tmp_path / "listed.sqlite"
+    out = subprocess.run(compile_cmd(kmut_cmd, store, "--mutants-from", str(fill)), capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "1 of the 4 named mutant ids match no mutant" in out.stderr
+    with sqlite3.connect(store) as db:
+        compiled = sorted(r[0] for r in db.execute("SELECT DISTINCT mutant FROM compilations WHERE mutant IS NOT NULL"))
+    assert compiled == sorted(ids)
+    # A list that names nothing is an error naming the file, not a run of every mutant.
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n")
+    out = subprocess.run(compile_cmd(kmut_cmd, tmp_path / "e.sqlite", "--mutants-from", str(empty)), capture_output=True, text=True, timeout=600)
+    assert out.returncode != 0 and "empty.txt" in out.stderr and "names no mutant" in out.stderr

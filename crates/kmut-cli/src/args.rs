@@ -508,6 +508,11 @@ pub struct SynthArgs {
     /// Write a self-contained Python module that draws the chosen inputs (no kmut needed to import it).
     #[arg(long, value_name = "FILE")]
     pub module: Option<PathBuf>,
+    /// Write the ids of the witnessed mutants whose missing cells can still add kills (those
+    /// each problem's first input misses), one per line, for `kmut run --suites witness
+    /// --full-matrix --mutants-from FILE`: the matrix filled where a choice can change.
+    #[arg(long, value_name = "FILE")]
+    pub fill_list: Option<PathBuf>,
     /// Print the whole synthesis as JSON.
     #[arg(long)]
     pub json: bool,
@@ -719,6 +724,10 @@ pub struct Selection {
     /// Only the mutant with this id (repeatable), as `kmut mutate` and `kmut score --json` print it.
     #[arg(long = "mutant", value_name = "ID")]
     pub mutants: Vec<String>,
+    /// Only the mutants whose ids this file lists, one per line (blank lines and `#` comments
+    /// are skipped), beside any --mutant: `kmut synth --fill-list` writes one.
+    #[arg(long = "mutants-from", value_name = "FILE")]
+    pub mutants_from: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, clap::Args)]

@@ -219,7 +219,21 @@ pub struct Synthesis {
     pub skipped: Vec<Skipped>,
     pub totals: Counts,
     pub needed: Needed,
+    pub fill: Fill,
     pub warnings: Vec<String>,
+}
+
+/// The missing cells that can still add kills: those of the witnessed mutants each problem's
+/// first input (greedy's, on the full pool and on dev; with `--with-official`, the protocol's
+/// inputs) does not kill. A cell of a mutant that input kills adds nothing at any budget, so
+/// running these mutants on every candidate (`kmut run --suites witness --full-matrix
+/// --mutants-from`) decides every choice beyond the first input.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Fill {
+    /// The mutants, by problem order, then id order.
+    pub mutants: Vec<String>,
+    /// Their missing cells on candidate inputs.
+    pub cells: usize,
 }
 
 /// One problem's greedy and exact choices at every budget up to the largest.
@@ -258,6 +272,7 @@ pub fn synthesize(store: &Store, substrates: &[String], o: &SynthOptions) -> Res
         reports.push(report(p, c, o, max));
     }
     let needed = needed(&reports, max);
+    let fill = fill(&problems, &choices, o);
     let mut s = Synthesis {
         protocol: o.matrix.protocol.name.clone(),
         tolerance: o.matrix.tolerance,
@@ -273,6 +288,7 @@ pub fn synthesize(store: &Store, substrates: &[String], o: &SynthOptions) -> Res
         skipped,
         totals,
         needed,
+        fill,
         warnings: Vec::new(),
     };
     s.warnings = warnings(&s);
@@ -322,6 +338,29 @@ fn choose(p: &Problem, o: &SynthOptions, max: usize) -> Result<Choices, SynthErr
         }
     }
     Ok(Choices { full, dev, exact_full, exact_dev })
+}
+
+fn fill(problems: &[Problem], choices: &[Choices], o: &SynthOptions) -> Fill {
+    let mut out = Fill::default();
+    for (p, c) in problems.iter().zip(choices) {
+        let firsts: Vec<Vec<usize>> =
+            if o.with_official { vec![p.official.clone()] } else { [c.full.first(), c.dev.first()].into_iter().flatten().map(|&i| vec![i]).collect() };
+        let mut open = Vec::new();
+        for m in 0..p.mutants.len() {
+            // Killed by every first input: nothing more to learn about this mutant.
+            if !firsts.is_empty() && firsts.iter().all(|f| f.iter().any(|&i| p.kills[i].get(m))) {
+                continue;
+            }
+            let missing = p.unknown.iter().filter(|u| u.get(m)).count();
+            if missing > 0 {
+                open.push(p.mutants[m].clone());
+                out.cells += missing;
+            }
+        }
+        open.sort();
+        out.mutants.extend(open);
+    }
+    out
 }
 
 /// The padding priors of the full pool and of the dev half.
@@ -460,6 +499,13 @@ fn warnings(s: &Synthesis) -> Vec<String> {
             "{} cells of witnessed mutants on candidate inputs were never run (a first-kill run stops each mutant at its first kill): choices use known kills only, and rates are shown with what the missing cells could add. Fill the matrix with `kmut run --suites witness --full-matrix` on the same sample (--sample/--seed of the witness search).",
             s.totals.missing_cells
         ));
+        if s.fill.cells > 0 {
+            out.push(format!(
+                "of them, {} cells of {} mutants can still add kills (the other mutants' first input kills them): `kmut synth --fill-list FILE`, then `kmut run --suites witness --full-matrix --mutants-from FILE`, runs only those.",
+                s.fill.cells,
+                s.fill.mutants.len()
+            ));
+        }
     }
     if s.totals.undecided + s.totals.protocol_undecided > 0 {
         out.push(format!(

@@ -364,3 +364,22 @@ fn a_problem_with_no_dev_mutant_is_held_out_on_the_protocols_inputs_not_on_nothi
     // The full pool is chosen on every mutant: 3 of 3 at b=2.
     assert_eq!(s.curve[1].full.rate, Some(1.0));
 }
+
+#[test]
+fn the_fill_list_names_only_mutants_whose_missing_cells_can_still_add_kills() {
+    let mut f = Fixture::new();
+    // a, b: killed by T0:1 (greedy's first input), a with missing cells past it: nothing to fill.
+    // c: missed by the trials, witnessed by boundary n=257 (5), not run on the columns after it.
+    // d: missed by the trials, witnessed by scaled x100 (3), run everywhere: nothing missing.
+    let after_witness: Vec<usize> = (6..9).collect();
+    f.substrate("L1p6_fill", &["a", "b", "c", "d"], &[&[0], &[0, 1], &[5], &[3]], &[&[2, 3, 4], &[], &after_witness, &[]], &[]);
+    let s = synthesize(&f.store, &[], &options(&[1, 2])).unwrap();
+    assert_eq!(s.fill.mutants, vec!["c".to_owned()], "a's missing cells are of a mutant the first input kills");
+    assert_eq!(s.fill.cells, 3);
+    assert_eq!(s.totals.missing_cells, 6, "a's three and c's three");
+    assert!(s.warnings.iter().any(|w| w.contains("3 cells of 1 mutants can still add kills") && w.contains("--mutants-from")), "{:?}", s.warnings);
+    // Forcing the protocol's inputs in first gives the same list here (both trials miss c).
+    let mut o = options(&[1, 2]);
+    o.with_official = true;
+    assert_eq!(synthesize(&f.store, &[], &o).unwrap().fill.mutants, vec!["c".to_owned()]);
+}

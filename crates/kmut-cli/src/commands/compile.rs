@@ -73,6 +73,7 @@ pub fn compile_substrates(
     let substrates = substrate_paths(paths)?;
     let every_rule = select(&[], &[])?;
     let chosen_rules: HashSet<&str> = select(&select_.rules, &select_.family)?.iter().map(|r| r.id).collect();
+    let named = named_mutants(select_)?;
     let compiler = open_compiler(opts, env)?;
     let cache = cache(opts);
     let threads = opts.threads.unwrap_or_else(crate::commands::cores);
@@ -118,7 +119,12 @@ pub fn compile_substrates(
             }
         }
     }
-    let generated = chosen_mutants(generated, &chosen_rules, select_);
+    let generated_ids: HashSet<&str> = generated.iter().flat_map(|(_, ms): &(SubstrateDescription, Vec<Mutant>)| ms.iter().map(|m| m.id.as_str())).collect();
+    let unmatched = named.iter().filter(|id| !generated_ids.contains(id.as_str())).count();
+    if unmatched > 0 && outcome.is_ok() {
+        eprintln!("{command}: {unmatched} of the {} named mutant ids match no mutant of the substrates read; they are skipped", named.len());
+    }
+    let generated = chosen_mutants(generated, &chosen_rules, select_, &named);
     let mut summaries = Vec::new();
     let mut described = Vec::new();
     for (desc, chosen) in generated {
@@ -158,10 +164,9 @@ fn chosen_mutants(
     generated: Vec<(SubstrateDescription, Vec<Mutant>)>,
     chosen: &HashSet<&str>,
     select_: &Selection,
+    named: &HashSet<String>,
 ) -> Vec<(SubstrateDescription, Vec<Mutant>)> {
     let rank = |m: &Mutant| kmut_compile::sha256_hex(m.id.as_bytes());
-    // A set: `kmut audit` names every evaluated mutant (thousands) against 160,000 generated.
-    let named: HashSet<&str> = select_.mutants.iter().map(String::as_str).collect();
     let mut picked: Vec<(SubstrateDescription, Vec<Mutant>)> = generated
         .into_iter()
         .map(|(d, ms)| {
@@ -201,6 +206,19 @@ fn chosen_mutants(
         ms.sort_by(|a, b| a.id.cmp(&b.id));
     }
     picked
+}
+
+/// The mutant ids a selection names (`--mutant` and the lines of `--mutants-from`), as a set:
+/// `kmut audit` names every evaluated mutant (thousands) against 160,000 generated.
+fn named_mutants(select_: &Selection) -> anyhow::Result<HashSet<String>> {
+    let mut named: HashSet<String> = select_.mutants.iter().cloned().collect();
+    if let Some(file) = &select_.mutants_from {
+        let text = std::fs::read_to_string(file).with_context(|| format!("reading the mutant list `{}`", file.display()))?;
+        let before = named.len();
+        named.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned));
+        anyhow::ensure!(named.len() > before || !select_.mutants.is_empty(), "the mutant list `{}` names no mutant (one id per line)", file.display());
+    }
+    Ok(named)
 }
 
 /// The given paths, or every accepted substrate under the working folder.

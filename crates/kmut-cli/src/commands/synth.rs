@@ -53,6 +53,26 @@ pub fn run(args: &SynthArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         std::fs::write(svg, plot).with_context(|| format!("writing the plot `{}`", svg.display()))?;
         eprintln!("wrote the budget curve: {}", svg.display());
     }
+    if let Some(list) = &args.fill_list {
+        let mut text = format!(
+            "# kmut synth --fill-list: {} witnessed mutants with {} missing cells that can still add kills ({} at {:e})\n",
+            s.fill.mutants.len(),
+            s.fill.cells,
+            s.protocol,
+            s.tolerance
+        );
+        for id in &s.fill.mutants {
+            text.push_str(id);
+            text.push('\n');
+        }
+        std::fs::write(list, text).with_context(|| format!("writing the mutant list `{}`", list.display()))?;
+        eprintln!(
+            "wrote {} mutant ids to fill: {} (run them with `kmut run --suites witness --full-matrix --mutants-from {}`)",
+            s.fill.mutants.len(),
+            list.display(),
+            list.display()
+        );
+    }
     if let Some(module) = &args.module {
         write_module(env, &text, args.out.as_deref(), module)?;
         eprintln!("wrote the input module: {}", module.display());
