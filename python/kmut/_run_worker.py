@@ -376,6 +376,18 @@ class Worker:
             self.save_scratch(cached, inputs)
         return inputs
 
+    def generated(self, sub: dict[str, Any], spec: Any, seed: int, sizes: dict[str, int]) -> list[Any]:
+        """A generated column's CPU inputs. The witness search's columns of one substrate at one
+        seed and size transform the same T0_original draw (at the official sizes five columns,
+        each a torch.rand of up to 2^31 elements on the CPU: the largest phase of a search
+        column's preparation on the H200), so that draw is what goes to the scratch folder, once,
+        and each column applies its own transform to it; fresh<k> columns are drawn whole."""
+        torch, fields = self.torch, sub["fields"]
+        if not generators.shares_draw(spec):
+            return self.draw(sub, spec.name(), seed, sizes, lambda: generators.draw(spec, fields, sub["K"], seed, torch, on=self.device))
+        raw = self.draw(sub, generators.RAW, seed, sizes, lambda: generators.raw_draw(fields, seed, sizes, torch, on=self.device))
+        return [t.cpu() if isinstance(t, torch.Tensor) else t for t in generators.finish(spec, raw, seed, torch)]
+
     def save_scratch(self, path: Path, inputs: list[Any]) -> None:
         """Write a drawn column to the scratch folder for the other workers, on a background
         thread: the file is for later preparations (a replaced worker's, another worker's), so
@@ -428,7 +440,7 @@ class Worker:
             # A generated column of the witness search (kmut.generators).
             spec = generators.parse(name)
             sizes = generators.sizes_of(spec, fields, K)
-            cpu = self.draw(sub, name, seed, sizes, lambda: generators.draw(spec, fields, K, seed, torch, on=self.device))
+            cpu = self.generated(sub, spec, seed, sizes)
         else:
             from .contract import draw_inputs
 

@@ -174,21 +174,48 @@ def sizes_of(spec: Spec, fields: Mapping[str, Any], K: Any) -> dict[str, int]:
     return sizes
 
 
+# The scratch name of the draw that generated columns share (`shares_draw`): T0_original's, under
+# the column's seed and at its sizes, before any transform.
+RAW = "W:raw"
+
+
 def draw(spec: Spec, fields: Mapping[str, Any], K: Any, seed: int, torch: Any, on: Any = None) -> list[Any]:
     """The inputs of `spec` under `seed`: T0_original's generator at the spec's sizes (seeded as
     for any suite), then the spec's transform of every floating-point input."""
-    from .contract import draw_inputs
-
-    t0 = next(s for s in fields["suites"] if s.name == "T0_original")
     sizes = sizes_of(spec, fields, K)
-    raw = draw_inputs(t0, seed, sizes, torch, on=on)
     k = fresh_draw(spec.generator)
     if k is not None:
         # KernelBench-Verified's hidden draws: get_inputs() again, the RNG continuing from the
         # seeded draw (the last trial's), the k-th draw after it kept.
+        t0 = next(s for s in fields["suites"] if s.name == "T0_original")
+        raw = raw_draw(fields, seed, sizes, torch, on)
         for _ in range(k):
             raw = _draw_unseeded(t0, sizes, torch, on)
         return [t * spec.scale if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in raw]
+    return finish(spec, raw_draw(fields, seed, sizes, torch, on), seed, torch)
+
+
+def shares_draw(spec: Spec) -> bool:
+    """Whether `spec`'s inputs are `finish(spec, raw_draw(...))`: every generator but fresh<k>,
+    which draws on past the seeded draw. All such columns of a substrate at one seed and size
+    transform the same draw (the official-size ones: up to 2^31 elements of torch.rand on the
+    CPU), so a worker may draw it once and share it."""
+    return fresh_draw(spec.generator) is None
+
+
+def raw_draw(fields: Mapping[str, Any], seed: int, sizes: Mapping[str, int], torch: Any, on: Any = None) -> list[Any]:
+    """T0_original's inputs at `sizes` under `seed`, before any transform."""
+    from .contract import draw_inputs
+
+    t0 = next(s for s in fields["suites"] if s.name == "T0_original")
+    return draw_inputs(t0, seed, sizes, torch, on=on)
+
+
+def finish(spec: Spec, raw: list[Any], seed: int, torch: Any) -> list[Any]:
+    """`spec`'s transform of a raw draw (`raw_draw` under the same seed), on the tensors' own
+    device. Its arithmetic is elementwise, each operation correctly rounded, and its randomness
+    comes from a CPU generator: a raw draw moved between devices first transforms to the same
+    values."""
     # The transform's own randomness (sparse masks, spike positions) follows the same seed.
     g = torch.Generator(device="cpu").manual_seed(seed ^ 0x5EED)
     if spec.generator == "logscale":

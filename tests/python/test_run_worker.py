@@ -276,3 +276,56 @@ def test_out_of_memory_in_a_preparation_releases_the_column_and_is_the_machines(
     code, line = _served(worker, capsys)
     assert code == 0 and line["environment"] is True and worker.released == 1
     assert line["detail"].startswith("out of GPU memory")
+
+
+def test_generated_columns_of_one_size_and_seed_share_one_draw_and_keep_their_values(tmp_path):
+    """The witness search's columns transform T0_original's draw: a worker draws it once per
+    (substrate, seed, sizes) into the scratch folder and every column (whichever worker prepares
+    it) transforms that copy, to the bit what kmut.generators.draw gives; fresh<k> columns, which
+    draw past the seeded draw, are drawn whole."""
+    from kmut import generators, loader
+
+    from .conftest import ROOT
+
+    demo = ROOT / "tests" / "fixtures" / "L1p19_witness_demo.py"
+    fields, K, _ = loader.load(demo, torch)
+    sub = {"fields": fields, "K": K, "path": str(demo)}
+    calls: list[int] = []
+    real = generators.raw_draw
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    def worker() -> Worker:
+        w = Worker.__new__(Worker)
+        w.torch, w.scratch, w.scratch_bytes, w.writer, w.device = torch, tmp_path, 1 << 30, None, torch.device("cpu")
+        return w
+
+    names = ["W:scaled:1000:small", "W:signed:100:small", "W:sparse:1000:small", "W:spiky:1000:small", "W:dense:1:small", "W:ramp:10:small"]
+    generators.raw_draw = counting
+    try:
+        first = worker()
+        got = {}
+        for i, name in enumerate(names):
+            spec = generators.parse(name)
+            w = first if i < 3 else worker()  # later columns on other workers, reading the scratch copy
+            got[name] = w.generated(sub, spec, 1, generators.sizes_of(spec, fields, K))
+            w.finish_scratch()
+        assert calls == [1], "one draw for every column at these sizes and seed"
+        spec = generators.parse("W:scaled:1000:small")
+        worker().generated(sub, spec, 2, generators.sizes_of(spec, fields, K))
+        assert len(calls) == 2, "another seed is another draw"
+        fresh = generators.parse("W:fresh2:3:small")
+        assert generators.shares_draw(spec) and not generators.shares_draw(fresh)
+        whole = worker().generated(sub, fresh, 1, generators.sizes_of(fresh, fields, K))
+    finally:
+        generators.raw_draw = real
+    for name, inputs in got.items():
+        spec = generators.parse(name)
+        want = generators.draw(spec, fields, K, 1, torch)
+        assert len(inputs) == len(want)
+        for a, b in zip(inputs, want):
+            assert torch.equal(a, b) if isinstance(a, torch.Tensor) else a == b, name
+    assert torch.equal(whole[0], generators.draw(fresh, fields, K, 1, torch)[0])
+    assert len(list(tmp_path.glob("*W_raw*.pt"))) == 2 and len(list(tmp_path.glob("*.pt"))) == 3, "the draws and the fresh column"
