@@ -39,3 +39,18 @@ def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
     assert configs[0]["settled"] == configs[1]["settled"]
     # The temporary stores and caches are gone.
     assert not list(tmp_path.glob("kmut-run-bench-*"))
+
+
+def test_bench_run_without_a_baseline_measures_the_given_configuration_alone(tmp_path):
+    env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path))
+    args = ["bench", "run", str(ACCEPTED / "L1p19_relu.py"), "--backend", "cpu", "--sample", "2", "--seed", "1", "--cpu-workers", "2",
+            "--baseline", "none"]
+    out = subprocess.run([*kmut_command(), *args, "--json"], capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    configs = json.loads(out.stdout)["configurations"]
+    assert [c["configuration"]["name"] for c in configs] == ["this"]
+    assert configs[0]["mutants"] == 2 and configs[0]["evaluations"] >= configs[0]["settled"] > 0
+    table = subprocess.run([*kmut_command(), *args], capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert table.returncode == 0, table.stderr[-3000:]
+    header = next(line for line in table.stdout.splitlines() if line.startswith("figure"))
+    assert "this" in header and "ratio" not in header and "previous" not in header
