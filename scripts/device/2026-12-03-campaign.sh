@@ -17,6 +17,12 @@
 # 2026-12-04: STEPS_TEST=1 first checks the one-launch step statistics (kmut.steps_fused) against
 # the torch expression on this GPU, and turns them off (KMUT_STEP_STATS=torch) if they disagree;
 # the depth overhead runs with $WIT_WORKERS workers.
+# Second session of 2026-12-04 (written for the next device session; none was lent after the
+# first call): FILL_LIMIT/FILL_BUDGET fill the kill matrix where a suite's choice can still change
+# (`kmut run --suites witness --full-matrix --mutants-from .dev1/fill.txt`, the list written here by
+# `kmut synth --fill-list`), then print the budget curve; BENCH_LIMIT runs issue 21's benchmark
+# (`kmut bench run --sample $BENCH_SAMPLE --seed 0 --baseline none`); SPARES sets --spare-workers
+# of every run (default: kmut's, 1 per GPU).
 set -uo pipefail
 # shellcheck source=scripts/device/common.sh
 source scripts/device/common.sh
@@ -28,13 +34,14 @@ if [ "${STEPS_TEST:-0}" = 1 ]; then
   fi
 fi
 SCRATCH=${SCRATCH:-/dev/shm/kmut-scratch-campaign}; mkdir -p "$SCRATCH"
+spares=(); [ -n "${SPARES:-}" ] && spares=(--spare-workers "$SPARES")
 stamp "scratch $SCRATCH: $(du -sh "$SCRATCH" 2>/dev/null | cut -f1) kept from earlier calls"
 if [ "${WIT_LIMIT:-0}" != 0 ]; then
   stamp "witness start"; before=$(prepared_lines "$wit.workers.log")
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 1000 > "$L/smi-witness.csv" 2>/dev/null &
   smi=$!
   timeout -k 15 -s INT "$(cap "$WIT_LIMIT")" python3 -m kmut witness --store "$wit" --max-per-rule 1 --sample 1500 --seed 1 \
-    --workers-per-gpu "${WIT_WORKERS:-6}" --scratch "$SCRATCH" --budget "${WIT_BUDGET:-300s}" > "$L/witness.txt" 2> "$L/witness.err"
+    --workers-per-gpu "${WIT_WORKERS:-6}" "${spares[@]}" --scratch "$SCRATCH" --budget "${WIT_BUDGET:-300s}" > "$L/witness.txt" 2> "$L/witness.err"
   stamp "witness end $?"; kill "$smi" 2>/dev/null
   grep -v "^  \[worker" "$L/witness.err" | grep -v "^run: removed" | tail -n 6
   python3 - "$L/smi-witness.csv" <<'PY'
@@ -74,11 +81,26 @@ fi
 if [ "${L3_LIMIT:-0}" != 0 ]; then
   stamp "level-3 sample start"
   timeout -k 15 -s INT "$(cap "$L3_LIMIT")" python3 -m kmut run substrates/accepted/L3p*.py --store "$wit" --max-per-rule 1 \
-    --sample "${L3_SAMPLE:-1500}" --seed 2 --workers-per-gpu "${WIT_WORKERS:-6}" --scratch "$SCRATCH" --budget "${L3_BUDGET:-300s}" \
+    --sample "${L3_SAMPLE:-1500}" --seed 2 --workers-per-gpu "${WIT_WORKERS:-6}" "${spares[@]}" --scratch "$SCRATCH" --budget "${L3_BUDGET:-300s}" \
     > "$L/l3.txt" 2> "$L/l3.err"
   stamp "level-3 sample end $?"; grep -v "^  \[worker" "$L/l3.err" | grep -v "^run: removed" | tail -n 5
   python3 -m kmut depth --store "$wit" > "$L/depth.txt" 2>&1; sed -n 1,30p "$L/depth.txt"
   # The published depth figures are over distinct (live) mutants: print those too.
   python3 -m kmut depth --store "$wit" --denominator live > "$L/depth-live.txt" 2>&1; grep -A6 "^survival by" "$L/depth-live.txt"
+fi
+if [ "${FILL_LIMIT:-0}" != 0 ]; then
+  stamp "matrix fill start: $(grep -vc '^#' .dev1/fill.txt) mutants"; before=$(prepared_lines "$wit.workers.log")
+  timeout -k 15 -s INT "$(cap "$FILL_LIMIT")" python3 -m kmut run --store "$wit" --max-per-rule 1 --suites witness --full-matrix \
+    --mutants-from .dev1/fill.txt --workers-per-gpu "${WIT_WORKERS:-6}" "${spares[@]}" --scratch "$SCRATCH" --budget "${FILL_BUDGET:-240s}" \
+    > "$L/fill.txt" 2> "$L/fill.err"
+  stamp "matrix fill end $?"; grep -v "^  \[worker" "$L/fill.err" | grep -v "^run: removed" | tail -n 6
+  prep_phases "$wit.workers.log" "$before"
+  python3 -m kmut synth --store "$wit" > "$L/synth.txt" 2> "$L/synth.err"; sed -n 1,11p "$L/synth.txt"; grep "can still add" "$L/synth.err"
+fi
+if [ "${BENCH_LIMIT:-0}" != 0 ]; then
+  stamp "bench run start"
+  timeout -k 15 -s INT "$(cap "$BENCH_LIMIT")" python3 -m kmut bench run --max-per-rule 1 --sample "${BENCH_SAMPLE:-300}" --seed 0 \
+    --baseline none --workers-per-gpu "${WIT_WORKERS:-6}" "${spares[@]}" > "$L/bench-run.txt" 2> "$L/bench-run.err"
+  stamp "bench run end $?"; cat "$L/bench-run.txt"; grep -v "^  \[worker" "$L/bench-run.err" | tail -n 4
 fi
 export_results

@@ -38,6 +38,9 @@ struct Configuration {
 #[derive(Debug, Clone, Serialize)]
 struct Figures {
     configuration: Configuration,
+    /// Stopped (Ctrl-C, or a device call's `timeout -s INT`) before its sample was settled: its
+    /// rates are over what it did, a part of the sample, and no later configuration ran.
+    interrupted: bool,
     mutants: usize,
     settled: usize,
     evaluations: usize,
@@ -111,20 +114,26 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
                 if c.worker_flags.is_empty() { String::new() } else { format!(", worker {}", c.worker_flags.join(" ")) }
             );
             let setting = Setting { backend, protocol: &protocol, inputs, devices: &c.devices, workers: c.workers_per_device, heavy_ms };
-            figures.push(measure(run, env, &mut compiled, &setting, &c, sampling, machines.gxx.as_ref(), &dir, &interrupt)?);
-            anyhow::ensure!(!interrupt.load(std::sync::atomic::Ordering::Relaxed), "interrupted");
+            let f = measure(run, env, &mut compiled, &setting, &c, sampling, machines.gxx.as_ref(), &dir, &interrupt)?;
+            let stopped = f.interrupted || interrupt.load(std::sync::atomic::Ordering::Relaxed);
+            figures.push(f);
+            if stopped {
+                // What ran is still a measurement (a device call cut short kept nothing before).
+                break;
+            }
         }
         Ok(figures)
     })();
     let _ = std::fs::remove_dir_all(&dir);
     let figures = outcome?;
+    let interrupted = figures.iter().any(|f| f.interrupted);
     if args.json {
         let doc = serde_json::json!({"backend": run.backend, "sample": sampling.sample, "seed": sampling.seed, "protocol": protocol.name, "suites": run.suites, "configurations": figures});
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         print_table(&figures, sampling, &run.backend);
     }
-    Ok(ExitStatus::Success)
+    Ok(if interrupted { ExitStatus::Interrupted } else { ExitStatus::Success })
 }
 
 /// Plan the sample from a cold cache and run it under `c`, into the bench store under a target
@@ -188,7 +197,7 @@ fn measure(
     reporter.finish();
     let gpu_busy = busy.and_then(BusySampler::finish);
     let summary = summary?;
-    compiled.store.finish_run(run_id, "done")?;
+    compiled.store.finish_run(run_id, if summary.interrupted { "interrupted" } else { "done" })?;
     Ok(figures(c.clone(), &summary, order.len(), gpu_busy, made, plan_seconds))
 }
 
@@ -201,6 +210,7 @@ fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_bus
     problems.extend(s.set_aside.iter().cloned());
     problems.extend(s.environment_errors.iter().cloned());
     Figures {
+        interrupted: s.interrupted,
         mutants,
         settled: s.decided,
         evaluations: s.evaluations,
@@ -283,6 +293,12 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
     println!("kmut bench run: a stratified sample of {} mutants, seed {}, {backend} backend", sampling.sample.unwrap_or(0), sampling.seed);
     print!("{}", crate::table::render(&header, &rows));
     for f in figures {
+        if f.interrupted {
+            println!(
+                "{}: interrupted after {:.0} s with {} of {} mutants settled: its figures are over that part of the sample",
+                f.configuration.name, f.seconds, f.settled, f.mutants
+            );
+        }
         for p in &f.problems {
             println!("{}: not in its figures: {p}", f.configuration.name);
         }
