@@ -320,7 +320,7 @@ pub struct RunArgs {
     #[arg(value_name = "SUBSTRATE")]
     pub substrates: Vec<PathBuf>,
     /// The checking protocol whose inputs are run (`official`: `KernelBench` v0.1; `head`; any
-    /// shipped protocol with one `atol = rtol` tolerance, `docs/protocols.md`).
+    /// shipped protocol or protocol file with one `atol = rtol` tolerance, `docs/protocols.md`).
     #[arg(long, default_value = "official", value_name = "NAME")]
     pub protocol: String,
     /// `official`: only the protocol's inputs; `all`: every suite of each substrate as well;
@@ -604,8 +604,8 @@ pub struct ScoreArgs {
     #[arg(value_name = "NAME")]
     pub substrates: Vec<String>,
     /// The checking protocol: `official` (`KernelBench` v0.1, 1e-2), `head` (1e-4), or any
-    /// shipped protocol with one `atol = rtol` tolerance (`docs/protocols.md`; the others:
-    /// `kmut audit`).
+    /// shipped protocol or protocol file (a `.json` path, `kmut synth --out`'s too) with one
+    /// `atol = rtol` tolerance (`docs/protocols.md`; the others: `kmut audit`).
     #[arg(long, default_value = "official", value_name = "NAME")]
     pub protocol: String,
     /// Score at this tolerance instead of the protocol's (atol = rtol).

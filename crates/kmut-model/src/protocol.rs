@@ -278,11 +278,12 @@ impl Protocol {
         BUILTIN.iter().map(|(file, text)| Protocol::parse(text, file).unwrap_or_else(|e| panic!("{e}"))).collect()
     }
 
-    /// The shipped protocol called `name` for `kmut run` and `kmut score`, which judge by one
-    /// `tau*` tolerance: a protocol with per-problem or absolute-only bounds is scored by
-    /// `kmut audit` instead, and refused here with that said.
+    /// The shipped protocol called `name`, or a protocol file (`Protocol::load`), for the
+    /// commands that judge by one `tau*` tolerance (`kmut run`, `score`, `synth` ...): a protocol
+    /// with per-problem or absolute-only bounds is scored by `kmut audit` instead, and refused
+    /// here with that said.
     pub fn named(name: &str) -> Result<Protocol, String> {
-        let p = Protocol::builtin(name)?;
+        let p = Protocol::load(name)?;
         if p.uniform_tau().is_none() {
             return Err(format!(
                 "protocol `{name}` compares with per-problem or absolute-only tolerances, which `kmut score` cannot apply; score it with `kmut audit {name}`"
@@ -749,6 +750,14 @@ mod tests {
         let path = dir.join("mine.json");
         std::fs::write(&path, p.to_json()).unwrap();
         assert_eq!(Protocol::load(path.to_str().unwrap()).unwrap(), p);
+        // Every command that takes --protocol takes the file too (kmut score, synth, run ...).
+        assert_eq!(Protocol::named(path.to_str().unwrap()).unwrap(), p);
+        // One with per-operator absolute bounds is the audit's, shipped or one's own.
+        let illusion = dir.join("illusion.json");
+        std::fs::write(&illusion, Protocol::builtin("illusion").unwrap().to_json()).unwrap();
+        assert!(Protocol::named(illusion.to_str().unwrap()).unwrap_err().contains("kmut audit"));
+        let missing = dir.join("absent.json");
+        assert!(Protocol::named(missing.to_str().unwrap()).unwrap_err().contains("cannot read the protocol file"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
