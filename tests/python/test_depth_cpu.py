@@ -152,6 +152,16 @@ def test_a_witness_search_captures_steps_on_the_protocols_columns_only(tmp_path,
     suites = {s for (s,) in rows(store, "SELECT DISTINCT suite FROM step_errors")}
     assert suites == {"T1_small"}, suites
     assert rows(store, "SELECT COUNT(*) FROM step_layouts WHERE suite LIKE 'W:%'") == [(0,)]
+    # Asked for, the search's columns are captured too: every generated evaluation has its rows.
+    again = tmp_path / "search-steps.sqlite"
+    out = kmut(cmd, "witness", str(DEMO), "--backend", "cpu", *RULES, "--store", str(again), "--cache", str(tmp_path / "cache"),
+               "--cpu-workers", "2", "--search-steps")
+    assert out.returncode == 0, out.stderr[-3000:]
+    generated = rows(again, "SELECT COUNT(*) FROM evaluations WHERE suite LIKE 'W:%' AND outcome = 'completed'")[0][0]
+    assert generated > 0
+    captured = rows(again, "SELECT COUNT(DISTINCT mutant || suite || seed) FROM step_errors WHERE suite LIKE 'W:%'")[0][0]
+    assert captured == generated, (captured, generated)
+    assert rows(again, "SELECT COUNT(*) FROM step_layouts WHERE suite LIKE 'W:%'")[0][0] > 0
 
 
 @pytest.mark.gpu

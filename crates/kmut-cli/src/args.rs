@@ -345,6 +345,11 @@ pub struct RunArgs {
     /// `kmut depth` reads); for measuring what the capture costs (docs/depth.md).
     #[arg(long)]
     pub no_steps: bool,
+    /// With the witness search's inputs: capture the per-step rows on its generated columns
+    /// too, so a pipeline mutant's witness shows where along the network its fault appears
+    /// (by default only the protocol's own columns are captured, as `kmut depth` reads).
+    #[arg(long, conflicts_with = "no_steps")]
+    pub search_steps: bool,
     /// Evaluate a stratified sample of N live mutants (by substrate and family); with
     /// --budget, stop when either is reached.
     #[arg(long, value_name = "N")]

@@ -121,6 +121,7 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         max_original_ms: None,
         heavy_prep_grace: Duration::from_secs(30),
         validity_margin: None,
+        steps_on_search: false,
     }
 }
 

@@ -251,6 +251,7 @@ fn run_judge(
         // A protocol's inputs are judged as the protocol judges them, past the ceiling or not:
         // no validity gate (false kills are reported, not skipped).
         validity_margin: None,
+        steps_on_search: false,
     };
     let run_id = compiled.store.begin_run(&format!("audit {label}"), "", &compiled.target)?;
     let reporter = RunProgress::new();

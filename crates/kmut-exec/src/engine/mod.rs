@@ -92,6 +92,9 @@ pub struct EngineConfig {
     /// reference with this margin when prepared, and one that fails (an input no correct kernel
     /// passes) is skipped: no mutant runs on it, since no kill there could witness anything.
     pub validity_margin: Option<f64>,
+    /// Capture per-step rows on a witness search's columns too (`kmut witness --search-steps`),
+    /// not only on the protocol's own.
+    pub steps_on_search: bool,
 }
 
 /// Progress as the engine sees it; the CLI draws it.

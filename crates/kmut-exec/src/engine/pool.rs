@@ -303,10 +303,11 @@ impl Engine<'_> {
             symbols: &plan.symbols,
             original_variant: plan.original_variant.as_deref(),
         };
-        // Per-step rows on the protocol's own columns only (all of them outside a witness
-        // search): the search's columns would pay the capture (1.86x a level-3 evaluation on
-        // the H200) for rows `kmut depth` does not read (each fault's first scored column).
-        let steps = key.col < plan.search_from;
+        // Per-step rows on the protocol's own columns (all of them outside a witness search),
+        // and on the search's only when asked: they would pay the capture (1.29x a level-3
+        // evaluation on the H200) for rows `kmut depth` does not read (each fault's first
+        // scored column).
+        let steps = key.col < plan.search_from || self.config.steps_on_search;
         let request = Request::Column { substrate, suite: &column.suite, seed: column.seed, margin, steps };
         let need = self.need(key);
         let held = self.ledger.bytes(self.slots[i].device, need, self.config.workers_per_device).unwrap_or(0);
