@@ -314,6 +314,7 @@ pub struct PruneArgs {
     pub store: Option<PathBuf>,
 }
 
+#[allow(clippy::struct_excessive_bools)] // command-line switches are each a yes or no
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
     /// Substrate files; default: every `substrates/accepted/*.py` under the working folder.
