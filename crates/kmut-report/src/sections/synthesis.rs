@@ -156,6 +156,7 @@ mod tests {
             skipped: Vec::new(),
             totals: Counts { live: 20, witnessed: 10, missing_cells: missing, ..Counts::default() },
             needed: Needed::default(),
+            fill: kmut_synth::Fill::default(),
             warnings: vec!["3 cells of witnessed mutants on candidate inputs were never run".into()],
         }
     }
