@@ -35,6 +35,8 @@ def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
         assert c["images"] > 0 and c["images_per_s"] > 0, "each configuration builds from a cold cache"
         assert c["worker_replacements"] >= 0 and isinstance(c["problems"], list)
         assert "evaluating" in c["worker_time"] and "preparing" in c["worker_time"], c["worker_time"]
+        prep = c["preparation"]
+        assert prep["columns"] > 0 and prep["seconds"].get("draw", -1) >= 0 and "original" in prep["seconds"], prep
     # The same sample: both settle the same mutants (the comparison modes give the same figures).
     assert configs[0]["settled"] == configs[1]["settled"]
     # The temporary stores and caches are gone.
@@ -54,6 +56,7 @@ def test_bench_run_without_a_baseline_measures_the_given_configuration_alone(tmp
     assert table.returncode == 0, table.stderr[-3000:]
     header = next(line for line in table.stdout.splitlines() if line.startswith("figure"))
     assert "this" in header and "ratio" not in header and "previous" not in header
+    assert any(line.startswith("column preparations") and " columns, " in line for line in table.stdout.splitlines()), table.stdout
 
 
 def test_an_interrupted_bench_run_still_prints_the_figures_of_what_ran(tmp_path):

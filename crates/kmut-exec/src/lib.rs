@@ -10,6 +10,7 @@ pub mod engine;
 mod images;
 pub mod memory;
 pub mod plan;
+mod prep_log;
 pub mod protocol;
 mod steps;
 pub mod worker;
@@ -17,6 +18,7 @@ pub mod worker;
 pub use engine::{Engine, EngineConfig, Reporter, RunSummary, SlotTime};
 pub use images::RoundImages;
 pub use plan::{search_from, stratified_order, Candidate, SubstratePlan};
+pub use prep_log::PrepPhases;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {

@@ -65,6 +65,8 @@ struct Figures {
     /// Where the worker slots' time went (`kmut_exec::SlotTime::shares`): what the GPU's idle
     /// time was spent on instead.
     worker_time: String,
+    /// The column preparations the workers logged, by phase (`kmut_exec::PrepPhases`).
+    preparation: kmut_exec::PrepPhases,
     crashes: usize,
     timeouts: usize,
     /// Substrates that failed or were set aside, and the machine's errors: a figure with any
@@ -180,7 +182,8 @@ fn measure(
     let mut command = worker_command(run, env, setting.backend);
     command.extend(c.worker_flags.iter().cloned());
     let target = format!("{}#bench-{}", setting.backend.evaluation_target(&compiled.target), c.name);
-    let mut config = engine_config(run, setting, command, scratch, dir.join(format!("workers-{}.log", c.name)), target);
+    let log = dir.join(format!("workers-{}.log", c.name));
+    let mut config = engine_config(run, setting, command, scratch, log.clone(), target);
     config.round = Some(first_round(setting.devices, setting.workers, plans.len()));
     let run_id = compiled.store.begin_run(&format!("bench run {}", c.name), "", &compiled.target)?;
     let reporter = RunProgress::new();
@@ -198,7 +201,9 @@ fn measure(
     let gpu_busy = busy.and_then(BusySampler::finish);
     let summary = summary?;
     compiled.store.finish_run(run_id, if summary.interrupted { "interrupted" } else { "done" })?;
-    Ok(figures(c.clone(), &summary, order.len(), gpu_busy, made, plan_seconds))
+    let mut f = figures(c.clone(), &summary, order.len(), gpu_busy, made, plan_seconds);
+    f.preparation = kmut_exec::PrepPhases::read(&std::fs::read_to_string(&log).unwrap_or_default());
+    Ok(f)
 }
 
 fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_busy: Option<f64>, plan_made: usize, plan_seconds: f64) -> Figures {
@@ -226,6 +231,7 @@ fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_bus
         worker_replacements: s.respawns,
         spares_used: s.spares_used,
         worker_time: s.slot_time.shares(),
+        preparation: kmut_exec::PrepPhases::default(),
         crashes: s.crashes,
         timeouts: s.timeouts,
         problems,
@@ -250,6 +256,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
             opt(f.images_per_s, 1),
             format!("{} ({} spares)", f.worker_replacements, f.spares_used),
             if f.worker_time.is_empty() { "-".to_owned() } else { f.worker_time.clone() },
+            f.preparation.summary(),
         ]
     };
     let names = [
@@ -266,6 +273,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
         "images/s",
         "workers replaced",
         "worker time",
+        "column preparations",
     ];
     let columns: Vec<Vec<String>> = figures.iter().map(rows_of).collect();
     let rows: Vec<Vec<String>> = names

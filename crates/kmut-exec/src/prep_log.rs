@@ -1,0 +1,74 @@
+//! Where column preparations spent their time, read back from a run's workers log.
+//!
+//! Each worker logs one line per prepared column (`python/kmut/_run_worker.py`, `Phases`):
+//!
+//! ```text
+//!   [worker 773] prepared L2p45_x W:dense:1:official seed 1: draw 267 ms ref 659 ms checksum 44 ms original 2041 ms validity 457 ms
+//! ```
+//!
+//! Summed over a run they say which phase to make cheaper (issue 21 ranks its levers by them);
+//! `kmut bench run` prints them beside its figures, whose temporary log is gone after it.
+
+use std::collections::BTreeMap;
+
+/// The preparations of one log: how many columns, and the seconds of each phase over them.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct PrepPhases {
+    pub columns: usize,
+    pub seconds: BTreeMap<String, f64>,
+}
+
+impl PrepPhases {
+    /// Every `prepared` line of `log` (other lines, and malformed phase fields, are skipped).
+    #[must_use]
+    pub fn read(log: &str) -> PrepPhases {
+        let mut out = PrepPhases::default();
+        for line in log.lines() {
+            let Some((_, rest)) = line.split_once("] prepared ") else { continue };
+            let Some((_, phases)) = rest.rsplit_once(": ") else { continue };
+            out.columns += 1;
+            let words: Vec<&str> = phases.split_whitespace().collect();
+            for w in words.chunks(3) {
+                if let [name, ms, "ms"] = w {
+                    if let Ok(ms) = ms.parse::<f64>() {
+                        *out.seconds.entry((*name).to_owned()).or_default() += ms / 1e3;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `412 columns, 1,191 s: draw 566 s, original 198 s, ...`, phases by time spent.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        if self.columns == 0 {
+            return "no column prepared".into();
+        }
+        let mut phases: Vec<(&String, &f64)> = self.seconds.iter().collect();
+        phases.sort_by(|a, b| b.1.total_cmp(a.1).then(a.0.cmp(b.0)));
+        let total: f64 = self.seconds.values().sum();
+        let parts: Vec<String> = phases.iter().map(|(n, s)| format!("{n} {s:.0} s")).collect();
+        format!("{} columns, {total:.0} s: {}", self.columns, parts.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_phases_of_every_prepared_line_are_summed_and_other_lines_skipped() {
+        let log = "  [worker 773] prepared L2p45_x W:dense:1:official seed 1: draw 267 ms ref 659 ms checksum 44 ms original 2041 ms validity 457 ms\n\
+                   run: something else\n\
+                   \x20 [worker 781] prepared L1p1_y T0_original seed 42: draw 1733 ms ref 7 ms original 10 ms\n\
+                   \x20 [worker 781] inputs damaged by a mutant; restoring them\n";
+        let p = PrepPhases::read(log);
+        assert_eq!(p.columns, 2);
+        assert!((p.seconds["draw"] - 2.0).abs() < 1e-9);
+        assert!((p.seconds["original"] - 2.051).abs() < 1e-9);
+        assert!((p.seconds["validity"] - 0.457).abs() < 1e-9);
+        assert_eq!(p.summary(), "2 columns, 5 s: original 2 s, draw 2 s, ref 1 s, validity 0 s, checksum 0 s");
+        assert_eq!(PrepPhases::read("nothing here").summary(), "no column prepared");
+    }
+}
