@@ -378,7 +378,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub workers_per_gpu: Option<usize>,
     /// Started workers kept ready per GPU to replace one lost to a crash or hang at once
-    /// (default 1; on the CPU backend one per four workers, as memory faults end workers often).
+    /// (default one per four workers, at least one: faults end workers every few seconds).
     #[arg(long, value_name = "N")]
     pub spare_workers: Option<usize>,
     /// Watchdog: an evaluation may take this many times the original's kernel time ...
@@ -576,7 +576,7 @@ pub struct AuditArgs {
     /// among the GPUs, between 2 and 10 (each worker draws its columns' inputs on one core).
     #[arg(long, value_name = "N")]
     pub workers_per_gpu: Option<usize>,
-    /// Started workers kept ready per GPU (default 1; on the CPU backend one per four workers).
+    /// Started workers kept ready per GPU (default one per four workers, at least one).
     #[arg(long, value_name = "N")]
     pub spare_workers: Option<usize>,
     /// Watchdog: an evaluation may take this many times the original's kernel time ...

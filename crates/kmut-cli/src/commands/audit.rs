@@ -227,10 +227,7 @@ fn run_judge(
         worker_command,
         devices: setup.devices.clone(),
         workers_per_device: setup.workers,
-        spares_per_device: args.spare_workers.unwrap_or(match setup.backend {
-            Backend::Gpu => 1,
-            Backend::Cpu => (setup.workers / 4).max(1),
-        }),
+        spares_per_device: args.spare_workers.unwrap_or_else(|| crate::commands::run::default_spares(setup.workers)),
         scratch: Some(setup.scratch.clone()),
         log: PathBuf::from(format!("{}.workers.log", compiled.store.path().display())),
         first_kill: true,

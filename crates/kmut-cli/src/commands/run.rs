@@ -197,16 +197,21 @@ pub(crate) struct Setting<'a> {
     pub heavy_ms: Option<f64>,
 }
 
+/// Started spare workers per device: one per four workers, at least one. A GPU run of 10-12
+/// workers replaced one every 3 to 5 s in the 2026-12-04 campaign (42 to 81 per call), each
+/// start an interpreter, torch and a CUDA context (4-5 s): one spare was used up before the
+/// next was ready. An idle spare holds a context and no column.
+pub(crate) fn default_spares(workers: usize) -> usize {
+    (workers / 4).max(1)
+}
+
 /// The engine's configuration from the run's flags, without a budget (one round).
 pub(crate) fn engine_config(args: &RunArgs, s: &Setting<'_>, worker_command: Vec<String>, scratch: PathBuf, log: PathBuf, target: String) -> EngineConfig {
     EngineConfig {
         worker_command,
         devices: s.devices.to_vec(),
         workers_per_device: s.workers,
-        spares_per_device: args.spare_workers.unwrap_or(match s.backend {
-            Backend::Gpu => 1,
-            Backend::Cpu => (s.workers / 4).max(1),
-        }),
+        spares_per_device: args.spare_workers.unwrap_or_else(|| default_spares(s.workers)),
         scratch: Some(scratch),
         log,
         first_kill: !args.full_matrix,
