@@ -376,17 +376,26 @@ class Worker:
             self.save_scratch(cached, inputs)
         return inputs
 
-    def generated(self, sub: dict[str, Any], spec: Any, seed: int, sizes: dict[str, int]) -> list[Any]:
-        """A generated column's CPU inputs. The witness search's columns of one substrate at one
-        seed and size transform the same T0_original draw (at the official sizes five columns,
-        each a torch.rand of up to 2^31 elements on the CPU: the largest phase of a search
-        column's preparation on the H200), so that draw is what goes to the scratch folder, once,
-        and each column applies its own transform to it; fresh<k> columns are drawn whole."""
+    def generated(self, sub: dict[str, Any], spec: Any, seed: int, sizes: dict[str, int]) -> Any:
+        """A generated column's recipe: a callable that returns its working inputs (at
+        preparation, and again to restore inputs a mutant damaged). The witness search's
+        columns of one substrate at one seed and size transform the same T0_original draw (at
+        the official sizes five columns, each a torch.rand of up to 2^31 elements on the CPU:
+        the largest phase of a search column's preparation on the H200), so that draw is what
+        goes to the scratch folder, once, and each column applies its own transform to it: on
+        the GPU, where an elementwise pass over gigabytes costs milliseconds instead of the
+        CPU's seconds (`KMUT_TRANSFORM=cpu` keeps it on the CPU: the campaign script sets it
+        when the device check of test_generators_gpu.py fails). fresh<k> columns are drawn whole."""
         torch, fields = self.torch, sub["fields"]
         if not generators.shares_draw(spec):
-            return self.draw(sub, spec.name(), seed, sizes, lambda: generators.draw(spec, fields, sub["K"], seed, torch, on=self.device))
+            cpu = self.draw(sub, spec.name(), seed, sizes, lambda: generators.draw(spec, fields, sub["K"], seed, torch, on=self.device))
+            return lambda: self.place(cpu)
         raw = self.draw(sub, generators.RAW, seed, sizes, lambda: generators.raw_draw(fields, seed, sizes, torch, on=self.device))
-        return [t.cpu() if isinstance(t, torch.Tensor) else t for t in generators.finish(spec, raw, seed, torch)]
+        if self.cpu or spec.generator not in generators.DEVICE_EXACT or os.environ.get("KMUT_TRANSFORM") == "cpu":
+            # The CPU backend's inputs sit between guard pages: transformed first, then copied there.
+            cpu = [t.cpu() if isinstance(t, torch.Tensor) else t for t in generators.finish(spec, raw, seed, torch)]
+            return lambda: self.place(cpu)
+        return lambda: generators.finish(spec, raw, seed, torch, place=lambda t: t.to(self.device))
 
     def save_scratch(self, path: Path, inputs: list[Any]) -> None:
         """Write a drawn column to the scratch folder for the other workers, on a background
@@ -440,7 +449,7 @@ class Worker:
             # A generated column of the witness search (kmut.generators).
             spec = generators.parse(name)
             sizes = generators.sizes_of(spec, fields, K)
-            cpu = self.generated(sub, spec, seed, sizes)
+            build = self.generated(sub, spec, seed, sizes)
         else:
             from .contract import draw_inputs
 
@@ -449,14 +458,15 @@ class Worker:
                 raise LookupError(f"{sub['path']}: no suite named {name!r}")
             sizes = K.sizes_for(fields["dims"], suite)
             cpu = self.draw(sub, name, seed, sizes, lambda: draw_inputs(suite, seed, sizes, torch, on=self.device))
+            build = lambda: self.place(cpu)  # noqa: E731 - the column's recipe, kept for restores
         phases.mark("draw")
-        inputs = self.place(cpu)
+        inputs = build()
         with torch.no_grad():
             ref = fields["ref"](inputs, torch)
         phases.mark("ref")
         # `steps`: whether this column captures each pipeline step (the engine asks it on the
         # protocol's own columns, not on a witness search's); absent means yes.
-        self.column = {"name": name, "seed": seed, "sizes": sizes, "cpu": cpu, "inputs": inputs, "ref": ref, "sub": sub,
+        self.column = {"name": name, "seed": seed, "sizes": sizes, "build": build, "inputs": inputs, "ref": ref, "sub": sub,
                        "steps_on": bool(req.get("steps", True))}
         self.column["sum"] = self.column_sum()
         phases.mark("checksum")
@@ -552,7 +562,7 @@ class Worker:
         progress("inputs, reference or weights damaged by a mutant; restoring them")
         for w in col["sub"]["K"].weight_sets:
             w.forget(self.device)
-        col["inputs"] = self.place(col["cpu"])
+        col["inputs"] = col["build"]()
         with torch.no_grad():
             col["ref"] = col["sub"]["fields"]["ref"](col["inputs"], torch)
         if self.column_sum() != col["sum"]:

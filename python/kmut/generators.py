@@ -195,6 +195,12 @@ def draw(spec: Spec, fields: Mapping[str, Any], K: Any, seed: int, torch: Any, o
     return finish(spec, raw_draw(fields, seed, sizes, torch, on), seed, torch)
 
 
+# Generators whose transform gives the CPU's values on a GPU too: elementwise products, sums,
+# exact power-of-two divisions and CPU-drawn randomness. Not spiky: its `u / 1000` is a true
+# division on the CPU but a multiplication by the reciprocal on CUDA (one ulp apart at times).
+DEVICE_EXACT = frozenset(GENERATORS) - {"spiky"} | {"uniform", "normal", "logscale"}
+
+
 def shares_draw(spec: Spec) -> bool:
     """Whether `spec`'s inputs are `finish(spec, raw_draw(...))`: every generator but fresh<k>,
     which draws on past the seeded draw. All such columns of a substrate at one seed and size
@@ -211,18 +217,25 @@ def raw_draw(fields: Mapping[str, Any], seed: int, sizes: Mapping[str, int], tor
     return draw_inputs(t0, seed, sizes, torch, on=on)
 
 
-def finish(spec: Spec, raw: list[Any], seed: int, torch: Any) -> list[Any]:
-    """`spec`'s transform of a raw draw (`raw_draw` under the same seed), on the tensors' own
-    device. Its arithmetic is elementwise, each operation correctly rounded, and its randomness
-    comes from a CPU generator: a raw draw moved between devices first transforms to the same
-    values."""
+def finish(spec: Spec, raw: list[Any], seed: int, torch: Any, place: Any = None) -> list[Any]:
+    """`spec`'s transform of a raw draw (`raw_draw` under the same seed). With `place` (a
+    tensor -> tensor on the device), each input is moved first and transformed there, one at a
+    time (the device holds one raw copy and the transform's temporaries at once); the values
+    are the same: the arithmetic is elementwise, each operation correctly rounded on a CPU and
+    a GPU alike, and the randomness comes from a CPU generator."""
+    move = place or (lambda t: t)
     # The transform's own randomness (sparse masks, spike positions) follows the same seed.
     g = torch.Generator(device="cpu").manual_seed(seed ^ 0x5EED)
     if spec.generator == "logscale":
         # One scale for the whole column, log-uniform over six decades below c.
         s = spec.scale * 10.0 ** (-6.0 * torch.rand((), generator=g, dtype=torch.float64).item())
-        return [t * s if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in raw]
-    return [transform(spec, t, torch, g) if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in raw]
+        return [move(t) * s if isinstance(t, torch.Tensor) and t.is_floating_point() else _moved(t, move, torch) for t in raw]
+    return [transform(spec, move(t), torch, g) if isinstance(t, torch.Tensor) and t.is_floating_point() else _moved(t, move, torch) for t in raw]
+
+
+def _moved(t: Any, move: Any, torch: Any) -> Any:
+    """A non-floating input (indices, masks) is placed as it is; anything else passes."""
+    return move(t) if isinstance(t, torch.Tensor) else t
 
 
 def _draw_unseeded(suite: Any, sizes: Mapping[str, int], torch: Any, on: Any) -> list[Any]:

@@ -26,13 +26,18 @@
 set -uo pipefail
 # shellcheck source=scripts/device/common.sh
 source scripts/device/common.sh
-if [ "${STEPS_TEST:-0}" = 1 ]; then
-  if python3 -m pytest -q -p no:cacheprovider tests/python/test_steps_fused_gpu.py -m gpu > "$L/steps-test.txt" 2>&1; then
-    stamp "fused step statistics agree with torch: $(tail -n 1 "$L/steps-test.txt")"
+# gpu_check TEST VAR VALUE WHAT: run a GPU test file; if it fails, export VAR=VALUE (the slower,
+# proven path) so the campaign's numbers never rest on an unchecked fast path.
+gpu_check() {
+  if python3 -m pytest -q -p no:cacheprovider "$1" -m gpu > "$L/$(basename "$1" .py).txt" 2>&1; then
+    stamp "$4 agree on this GPU: $(tail -n 1 "$L/$(basename "$1" .py).txt")"
   else
-    export KMUT_STEP_STATS=torch; stamp "fused step statistics FAILED; using torch"; tail -n 30 "$L/steps-test.txt"
+    export "$2=$3"; stamp "$4 FAILED; $2=$3"; tail -n 30 "$L/$(basename "$1" .py).txt"
   fi
-fi
+}
+[ "${STEPS_TEST:-0}" = 1 ] && gpu_check tests/python/test_steps_fused_gpu.py KMUT_STEP_STATS torch "fused step statistics and torch's"
+# 2026-12-04 (second session): generated inputs are transformed on the GPU; checked against the CPU first.
+[ "${TRANSFORM_TEST:-1}" = 1 ] && gpu_check tests/python/test_generators_gpu.py KMUT_TRANSFORM cpu "GPU and CPU transforms of generated inputs"
 SCRATCH=${SCRATCH:-/dev/shm/kmut-scratch-campaign}; mkdir -p "$SCRATCH"
 spares=(); [ -n "${SPARES:-}" ] && spares=(--spare-workers "$SPARES")
 stamp "scratch $SCRATCH: $(du -sh "$SCRATCH" 2>/dev/null | cut -f1) kept from earlier calls"

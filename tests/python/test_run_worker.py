@@ -297,9 +297,11 @@ def test_generated_columns_of_one_size_and_seed_share_one_draw_and_keep_their_va
         calls.append(1)
         return real(*a, **k)
 
-    def worker() -> Worker:
+    def worker(cpu_backend: bool = True) -> Worker:
+        # cpu_backend False: the GPU worker's recipe (transform after placing), on CPU tensors.
         w = Worker.__new__(Worker)
         w.torch, w.scratch, w.scratch_bytes, w.writer, w.device = torch, tmp_path, 1 << 30, None, torch.device("cpu")
+        w.cpu = cpu_backend
         return w
 
     names = ["W:scaled:1000:small", "W:signed:100:small", "W:sparse:1000:small", "W:spiky:1000:small", "W:dense:1:small", "W:ramp:10:small"]
@@ -309,16 +311,16 @@ def test_generated_columns_of_one_size_and_seed_share_one_draw_and_keep_their_va
         got = {}
         for i, name in enumerate(names):
             spec = generators.parse(name)
-            w = first if i < 3 else worker()  # later columns on other workers, reading the scratch copy
-            got[name] = w.generated(sub, spec, 1, generators.sizes_of(spec, fields, K))
+            w = first if i < 3 else worker(cpu_backend=i % 2 == 0)  # later columns on other workers, reading the scratch copy
+            got[name] = w.generated(sub, spec, 1, generators.sizes_of(spec, fields, K))()
             w.finish_scratch()
         assert calls == [1], "one draw for every column at these sizes and seed"
         spec = generators.parse("W:scaled:1000:small")
-        worker().generated(sub, spec, 2, generators.sizes_of(spec, fields, K))
+        worker().generated(sub, spec, 2, generators.sizes_of(spec, fields, K))()
         assert len(calls) == 2, "another seed is another draw"
         fresh = generators.parse("W:fresh2:3:small")
         assert generators.shares_draw(spec) and not generators.shares_draw(fresh)
-        whole = worker().generated(sub, fresh, 1, generators.sizes_of(fresh, fields, K))
+        whole = worker().generated(sub, fresh, 1, generators.sizes_of(fresh, fields, K))()
     finally:
         generators.raw_draw = real
     for name, inputs in got.items():
