@@ -382,20 +382,23 @@ class Worker:
         columns of one substrate at one seed and size transform the same T0_original draw (at
         the official sizes five columns, each a torch.rand of up to 2^31 elements on the CPU:
         the largest phase of a search column's preparation on the H200), so that draw is what
-        goes to the scratch folder, once, and each column applies its own transform to it: on
-        the GPU, where an elementwise pass over gigabytes costs milliseconds instead of the
-        CPU's seconds (`KMUT_TRANSFORM=cpu` keeps it on the CPU: the campaign script sets it
-        when the device check of test_generators_gpu.py fails). fresh<k> columns are drawn whole."""
+        goes to the scratch folder, once, and each column applies its own transform to it. The
+        arithmetic ones (`generators.IN_PLACE`) transform the device copy in place, where a pass
+        over gigabytes costs milliseconds instead of the CPU's seconds (`KMUT_TRANSFORM=cpu`
+        keeps them on the CPU: the campaign script sets it when the device check of
+        test_generators_gpu.py fails); the others transform on the CPU. fresh<k> columns are
+        drawn whole."""
         torch, fields = self.torch, sub["fields"]
         if not generators.shares_draw(spec):
             cpu = self.draw(sub, spec.name(), seed, sizes, lambda: generators.draw(spec, fields, sub["K"], seed, torch, on=self.device))
             return lambda: self.place(cpu)
         raw = self.draw(sub, generators.RAW, seed, sizes, lambda: generators.raw_draw(fields, seed, sizes, torch, on=self.device))
-        if self.cpu or spec.generator not in generators.DEVICE_EXACT or os.environ.get("KMUT_TRANSFORM") == "cpu":
+        if self.cpu or spec.generator not in generators.IN_PLACE or os.environ.get("KMUT_TRANSFORM") == "cpu":
             # The CPU backend's inputs sit between guard pages: transformed first, then copied there.
             cpu = [t.cpu() if isinstance(t, torch.Tensor) else t for t in generators.finish(spec, raw, seed, torch)]
             return lambda: self.place(cpu)
-        return lambda: generators.finish(spec, raw, seed, torch, place=lambda t: t.to(self.device))
+        # A copy always (`copy=True`): the transform writes into it, never into the shared draw.
+        return lambda: generators.finish_placed(spec, raw, torch, lambda t: t.to(self.device, copy=True))
 
     def save_scratch(self, path: Path, inputs: list[Any]) -> None:
         """Write a drawn column to the scratch folder for the other workers, on a background

@@ -195,10 +195,11 @@ def draw(spec: Spec, fields: Mapping[str, Any], K: Any, seed: int, torch: Any, o
     return finish(spec, raw_draw(fields, seed, sizes, torch, on), seed, torch)
 
 
-# Generators whose transform gives the CPU's values on a GPU too: elementwise products, sums,
-# exact power-of-two divisions and CPU-drawn randomness. Not spiky: its `u / 1000` is a true
-# division on the CPU but a multiplication by the reciprocal on CUDA (one ulp apart at times).
-DEVICE_EXACT = frozenset(GENERATORS) - {"spiky"} | {"uniform", "normal", "logscale"}
+# Generators a worker may transform in place on the device, on its own copy of the draw: one
+# product or sum per operation, each correctly rounded on a CPU and a GPU alike, and no memory
+# beyond the copy (an out-of-place transform of an official input would hold two to four times
+# it on the GPU while the column is prepared, and that peak is the column's memory footprint).
+IN_PLACE = frozenset({"dense", "boundary", "scaled", "shifted", "signed", "negative"})
 
 
 def shares_draw(spec: Spec) -> bool:
@@ -217,25 +218,41 @@ def raw_draw(fields: Mapping[str, Any], seed: int, sizes: Mapping[str, int], tor
     return draw_inputs(t0, seed, sizes, torch, on=on)
 
 
-def finish(spec: Spec, raw: list[Any], seed: int, torch: Any, place: Any = None) -> list[Any]:
-    """`spec`'s transform of a raw draw (`raw_draw` under the same seed). With `place` (a
-    tensor -> tensor on the device), each input is moved first and transformed there, one at a
-    time (the device holds one raw copy and the transform's temporaries at once); the values
-    are the same: the arithmetic is elementwise, each operation correctly rounded on a CPU and
-    a GPU alike, and the randomness comes from a CPU generator."""
-    move = place or (lambda t: t)
+def finish(spec: Spec, raw: list[Any], seed: int, torch: Any) -> list[Any]:
+    """`spec`'s transform of a raw draw (`raw_draw` under the same seed)."""
     # The transform's own randomness (sparse masks, spike positions) follows the same seed.
     g = torch.Generator(device="cpu").manual_seed(seed ^ 0x5EED)
     if spec.generator == "logscale":
         # One scale for the whole column, log-uniform over six decades below c.
         s = spec.scale * 10.0 ** (-6.0 * torch.rand((), generator=g, dtype=torch.float64).item())
-        return [move(t) * s if isinstance(t, torch.Tensor) and t.is_floating_point() else _moved(t, move, torch) for t in raw]
-    return [transform(spec, move(t), torch, g) if isinstance(t, torch.Tensor) and t.is_floating_point() else _moved(t, move, torch) for t in raw]
+        return [t * s if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in raw]
+    return [transform(spec, t, torch, g) if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in raw]
 
 
-def _moved(t: Any, move: Any, torch: Any) -> Any:
-    """A non-floating input (indices, masks) is placed as it is; anything else passes."""
-    return move(t) if isinstance(t, torch.Tensor) else t
+def finish_placed(spec: Spec, raw: list[Any], torch: Any, place: Any) -> list[Any]:
+    """What `finish` gives, with every tensor first copied by `place` (to the device) and an
+    `IN_PLACE` generator's transform applied to that copy in place: the same operations in the
+    same order, so the same values, and no device memory beyond the copies."""
+    if spec.generator not in IN_PLACE:
+        raise ValueError(f"{spec.name()}: {spec.generator} is not transformed in place")
+    out = []
+    for t in raw:
+        if not isinstance(t, torch.Tensor):
+            out.append(t)
+            continue
+        u = place(t)
+        if u.is_floating_point():
+            c, kind = spec.scale, spec.generator
+            if kind == "scaled":
+                u.mul_(c)
+            elif kind == "shifted":
+                u.add_(c)
+            elif kind == "signed":
+                u.mul_(2.0).sub_(1.0).mul_(c)
+            elif kind == "negative":
+                u.neg_().mul_(c)
+        out.append(u)
+    return out
 
 
 def _draw_unseeded(suite: Any, sizes: Mapping[str, int], torch: Any, on: Any) -> list[Any]:

@@ -304,16 +304,27 @@ def test_generated_columns_of_one_size_and_seed_share_one_draw_and_keep_their_va
         w.cpu = cpu_backend
         return w
 
-    names = ["W:scaled:1000:small", "W:signed:100:small", "W:sparse:1000:small", "W:spiky:1000:small", "W:dense:1:small", "W:ramp:10:small"]
+    # The first three on one CPU-backend worker; the rest on GPU-recipe workers, where signed,
+    # dense and negative transform their copy in place; scaled again last: the draw is intact.
+    names = ["W:scaled:1000:small", "W:sparse:1000:small", "W:spiky:1000:small", "W:signed:100:small", "W:dense:1:small",
+             "W:negative:10:small", "W:ramp:10:small"]
     generators.raw_draw = counting
     try:
         first = worker()
         got = {}
         for i, name in enumerate(names):
             spec = generators.parse(name)
-            w = first if i < 3 else worker(cpu_backend=i % 2 == 0)  # later columns on other workers, reading the scratch copy
+            w = first if i < 3 else worker(cpu_backend=False)  # later columns on other workers, reading the scratch copy
             got[name] = w.generated(sub, spec, 1, generators.sizes_of(spec, fields, K))()
             w.finish_scratch()
+        spec = generators.parse("W:scaled:1000:small")
+        again = worker().generated(sub, spec, 1, generators.sizes_of(spec, fields, K))()
+        assert torch.equal(again[0], got["W:scaled:1000:small"][0]), "no in-place transform wrote into the shared draw"
+        # A recipe called again (a restore after a mutant damaged the inputs) gives the same inputs.
+        spec = generators.parse("W:signed:100:small")
+        recipe = worker(cpu_backend=False).generated(sub, spec, 1, generators.sizes_of(spec, fields, K))
+        first_call = recipe()[0].clone()
+        assert torch.equal(first_call, recipe()[0]), "the in-place transform works on a copy of the draw"
         assert calls == [1], "one draw for every column at these sizes and seed"
         spec = generators.parse("W:scaled:1000:small")
         worker().generated(sub, spec, 2, generators.sizes_of(spec, fields, K))()
