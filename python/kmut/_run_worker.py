@@ -390,15 +390,23 @@ class Worker:
         drawn whole."""
         torch, fields = self.torch, sub["fields"]
         if not generators.shares_draw(spec):
-            cpu = self.draw(sub, spec.name(), seed, sizes, lambda: generators.draw(spec, fields, sub["K"], seed, torch, on=self.device))
+            cpu = self.draw(sub, spec.name(), seed, sizes, lambda: generators.draw(spec, fields, sub["K"], seed, self.drawing(), on=self.device))
             return lambda: self.place(cpu)
-        raw = self.draw(sub, generators.RAW, seed, sizes, lambda: generators.raw_draw(fields, seed, sizes, torch, on=self.device))
+        raw = self.draw(sub, generators.RAW, seed, sizes, lambda: generators.raw_draw(fields, seed, sizes, self.drawing(), on=self.device))
         if self.cpu or spec.generator not in generators.IN_PLACE or os.environ.get("KMUT_TRANSFORM") == "cpu":
             # The CPU backend's inputs sit between guard pages: transformed first, then copied there.
             cpu = [t.cpu() if isinstance(t, torch.Tensor) else t for t in generators.finish(spec, raw, seed, torch)]
             return lambda: self.place(cpu)
         # A copy always (`copy=True`): the transform writes into it, never into the shared draw.
         return lambda: generators.finish_placed(spec, raw, torch, lambda t: t.to(self.device, copy=True))
+
+    def drawing(self) -> Any:
+        """The `torch` a substrate's input generator is given here: torch itself, but for a
+        `torch.rand` that fills large float32 draws on every core, the same values and the same
+        generator state after (`kmut.fastrand`; `KMUT_DRAW=torch` turns it off)."""
+        from .fastrand import Drawing
+
+        return Drawing(self.torch)
 
     def save_scratch(self, path: Path, inputs: list[Any]) -> None:
         """Write a drawn column to the scratch folder for the other workers, on a background
@@ -460,7 +468,7 @@ class Worker:
             if suite is None:
                 raise LookupError(f"{sub['path']}: no suite named {name!r}")
             sizes = K.sizes_for(fields["dims"], suite)
-            cpu = self.draw(sub, name, seed, sizes, lambda: draw_inputs(suite, seed, sizes, torch, on=self.device))
+            cpu = self.draw(sub, name, seed, sizes, lambda: draw_inputs(suite, seed, sizes, self.drawing(), on=self.device))
             build = lambda: self.place(cpu)  # noqa: E731 - the column's recipe, kept for restores
         phases.mark("draw")
         inputs = build()

@@ -773,6 +773,23 @@ pub enum BenchCommand {
     /// fast mode (exact float32 first pass) against the float64 baseline, on the same tensors,
     /// on a GPU when one is visible: ms per call and the speedup, per case.
     Compare(BenchCompareArgs),
+    /// Time `torch.rand` on the CPU (how `KernelBench` draws official inputs) against kmut's
+    /// native draw of the same values (`kmut.fastrand`, what the run worker uses), checking
+    /// both give the same tensor: ms per draw and the speedup.
+    Draw(BenchDrawArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchDrawArgs {
+    /// Elements per draw (float32).
+    #[arg(long, default_value_t = 1 << 28)]
+    pub elements: u64,
+    /// Timed draws per figure (the median is kept, after one untimed draw).
+    #[arg(long, default_value_t = 3)]
+    pub repeat: u32,
+    /// Print the figures as one JSON object instead of a line.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -7,6 +7,7 @@ mod compile;
 mod cpu;
 mod describe;
 mod errors;
+mod rng;
 
 use std::path::PathBuf;
 
@@ -27,6 +28,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile::compile_cuda, m)?)?;
     m.add_function(wrap_pyfunction!(describe::mutate_json, m)?)?;
     m.add_function(wrap_pyfunction!(cpu::cpu_build, m)?)?;
+    m.add_function(wrap_pyfunction!(rng::torch_uniform_f32, m)?)?;
     m.add_class::<bridge::Module>()?;
     Ok(())
 }

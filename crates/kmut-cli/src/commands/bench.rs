@@ -155,3 +155,16 @@ pub fn compare(args: &crate::args::BenchCompareArgs, env: &Environment) -> anyho
     anyhow::ensure!(status.success(), "`python -m kmut.bench_compare` failed (its error is above)");
     Ok(ExitStatus::Success)
 }
+
+/// `kmut bench draw`: `torch.rand` against `kmut.fastrand` on the same seed, timed in Python
+/// (`python -m kmut.fastrand`); this passes the options on.
+pub fn draw(args: &crate::args::BenchDrawArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    let mut cmd = std::process::Command::new(&env.python);
+    cmd.args(["-m", "kmut.fastrand", "--elements", &args.elements.to_string(), "--repeat", &args.repeat.to_string()]);
+    if args.json {
+        cmd.arg("--json");
+    }
+    let status = cmd.status().with_context(|| format!("starting {}", env.python.display()))?;
+    anyhow::ensure!(status.success(), "`python -m kmut.fastrand` failed (its error is above)");
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,218 @@
+//! torch's CPU generator (`torch.default_generator`): an MT19937 whose state `get_state()`
+//! exposes, and whose `torch.rand` on a float32 tensor takes one 32-bit output per element,
+//! keeps its low 24 bits and scales them by 2^-24.
+//!
+//! `KernelBench` draws its official inputs that way, on one core: up to 2^31 elements, about
+//! 0.29 G elements/s on the H200 host, the largest phase of a column's preparation on a fresh
+//! machine (`docs/performance.md`). The stream itself is sequential (each state block is the
+//! twist of the one before), but the twist is a few operations per word; tempering, masking,
+//! converting and storing are per element and independent. [`fill_uniform_f32`] twists on one
+//! thread, block by block, writing the raw words into the output, then tempers and converts
+//! them in place on several. The values and the state left behind are torch's to the bit
+//! (`tests/python/test_fastrand.py` checks both against torch itself).
+
+/// Words of state, and the middle offset of the recurrence.
+const N: usize = 624;
+const M: usize = 397;
+/// float32 values per 4 KiB page.
+const PAGE_F32: usize = 1024;
+
+/// The generator as torch keeps it (`at::mt19937_data_pod`): the block of words, the index of
+/// the next word to output, and `left`, one more than the words left in the block (1: the
+/// block is used up, the next output twists first; a freshly seeded state is so).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mt {
+    pub words: [u32; N],
+    pub next: usize,
+    pub left: usize,
+}
+
+/// The byte layout of `torch.default_generator.get_state()` (`CPUGeneratorImplState`): the
+/// legacy POD's seed, `left`, `seeded`, `next`, the 624 words (each in a `uint64_t`), the
+/// normal-sample cache, then the float normal cache; 5056 bytes on 64-bit Linux.
+pub const STATE_BYTES: usize = 5056;
+const LEFT_AT: usize = 8;
+const NEXT_AT: usize = 16;
+const WORDS_AT: usize = 24;
+
+impl Mt {
+    /// The generator of a torch state tensor's bytes.
+    pub fn from_torch_state(bytes: &[u8]) -> Result<Mt, String> {
+        if bytes.len() != STATE_BYTES {
+            return Err(format!("a CPU generator state has {STATE_BYTES} bytes, not {}", bytes.len()));
+        }
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+        let left = i32::from_le_bytes(bytes[LEFT_AT..LEFT_AT + 4].try_into().unwrap_or_default());
+        let next = u64_at(NEXT_AT);
+        let mut words = [0u32; N];
+        for (i, w) in words.iter_mut().enumerate() {
+            // The words are 32-bit; torch stores each in a uint64_t.
+            *w = u64_at(WORDS_AT + 8 * i) as u32;
+        }
+        let (Ok(left), Ok(next)) = (usize::try_from(left), usize::try_from(next)) else {
+            return Err(format!("a CPU generator state with left {left} and next {next}"));
+        };
+        if !(1..=N).contains(&left) || next > N {
+            return Err(format!("a CPU generator state with left {left} and next {next}"));
+        }
+        Ok(Mt { words, next, left })
+    }
+
+    /// `bytes` (a torch state) with this generator's words, `left` and `next` written in; every
+    /// other field (the seed, the normal-sample caches) is kept.
+    pub fn write_torch_state(&self, bytes: &mut [u8]) -> Result<(), String> {
+        if bytes.len() != STATE_BYTES {
+            return Err(format!("a CPU generator state has {STATE_BYTES} bytes, not {}", bytes.len()));
+        }
+        let left = i32::try_from(self.left).map_err(|e| e.to_string())?;
+        bytes[LEFT_AT..LEFT_AT + 4].copy_from_slice(&left.to_le_bytes());
+        bytes[NEXT_AT..NEXT_AT + 8].copy_from_slice(&(self.next as u64).to_le_bytes());
+        for (i, w) in self.words.iter().enumerate() {
+            bytes[WORDS_AT + 8 * i..WORDS_AT + 8 * i + 8].copy_from_slice(&u64::from(*w).to_le_bytes());
+        }
+        Ok(())
+    }
+
+    /// The state `init_genrand(seed)` gives (torch's `manual_seed` keeps the low 32 bits).
+    #[must_use]
+    pub fn seeded(seed: u32) -> Mt {
+        let mut words = [0u32; N];
+        words[0] = seed;
+        for i in 1..N {
+            let p = words[i - 1];
+            words[i] = 1_812_433_253u32.wrapping_mul(p ^ (p >> 30)).wrapping_add(i as u32);
+        }
+        Mt { words, next: 0, left: 1 }
+    }
+
+    /// One 32-bit output, as torch's `mt19937::operator()` gives it.
+    pub fn next_u32(&mut self) -> u32 {
+        self.left -= 1;
+        if self.left == 0 {
+            twist(&mut self.words);
+            self.left = N;
+            self.next = 0;
+        }
+        let y = self.words[self.next];
+        self.next += 1;
+        temper(y)
+    }
+}
+
+/// The next block of state, in place (torch's `next_state`).
+fn twist(p: &mut [u32; N]) {
+    let mix = |u: u32, v: u32| (((u & 0x8000_0000) | (v & 0x7fff_ffff)) >> 1) ^ if v & 1 == 1 { 0x9908_b0df } else { 0 };
+    for j in 0..N - M {
+        p[j] = p[j + M] ^ mix(p[j], p[j + 1]);
+    }
+    for j in N - M..N - 1 {
+        p[j] = p[j + M - N] ^ mix(p[j], p[j + 1]);
+    }
+    p[N - 1] = p[M - 1] ^ mix(p[N - 1], p[0]);
+}
+
+fn temper(mut y: u32) -> u32 {
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c_5680;
+    y ^= (y << 15) & 0xefc6_0000;
+    y ^ (y >> 18)
+}
+
+/// torch's float32 uniform of one output: its low 24 bits over 2^24 (exact in float32).
+fn uniform_f32(x: u32) -> f32 {
+    ((f64::from(x & 0x00ff_ffff)) * (1.0 / f64::from(1u32 << 24))) as f32
+}
+
+/// `out.len()` values of `torch.rand` from `mt`, which is left where torch would leave it. The
+/// twist runs on this thread; tempering and converting on up to `threads` threads.
+pub fn fill_uniform_f32(mt: &mut Mt, out: &mut [f32], threads: usize) {
+    let n = out.len();
+    // The words left in the current block come first.
+    let head = (mt.left - 1).min(n);
+    let (first, rest) = out.split_at_mut(head);
+    for v in first.iter_mut() {
+        *v = uniform_f32(mt.next_u32());
+    }
+    if rest.is_empty() {
+        return;
+    }
+    let threads = threads.clamp(1, 64);
+    let chunk = rest.len().div_ceil(threads).max(1 << 16);
+    // A fresh tensor's pages are not mapped yet: the first write to each faults, which on one
+    // thread costs more than the twist itself (0.19 against 0.94 G elements/s on a 2-core VM).
+    // Touching one element per page on every thread first maps them in parallel.
+    std::thread::scope(|s| {
+        for part in rest.chunks_mut(chunk) {
+            s.spawn(move || {
+                for v in part.iter_mut().step_by(PAGE_F32) {
+                    *v = 0.0;
+                }
+            });
+        }
+    });
+    // Then whole blocks: each twisted from the one before, its raw words copied out; the
+    // output's f32 slots hold them as bits until the parallel pass converts them.
+    let mut block = mt.words;
+    let mut written = 0;
+    while written < rest.len() {
+        twist(&mut block);
+        let take = (rest.len() - written).min(N);
+        for (slot, w) in rest[written..written + take].iter_mut().zip(&block[..take]) {
+            *slot = f32::from_bits(*w);
+        }
+        written += take;
+        mt.words = block;
+        mt.next = take;
+        mt.left = N + 1 - take;
+    }
+    std::thread::scope(|s| {
+        for part in rest.chunks_mut(chunk) {
+            s.spawn(move || {
+                for v in part.iter_mut() {
+                    *v = uniform_f32(temper(v.to_bits()));
+                }
+            });
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first outputs of `init_genrand(5489)`, the reference implementation's test vector.
+    #[test]
+    fn the_stream_is_mt19937s() {
+        let mut mt = Mt::seeded(5489);
+        let first: Vec<u32> = (0..3).map(|_| mt.next_u32()).collect();
+        assert_eq!(first, [3_499_211_612, 581_869_302, 3_890_346_734]);
+    }
+
+    #[test]
+    fn filling_equals_drawing_one_at_a_time_from_any_position_and_leaves_the_same_state() {
+        for (skip, n, threads) in [(0, 10, 1), (0, 624, 2), (1, 5000, 3), (623, 1, 4), (100, 624 * 3 + 17, 8), (624, 70_000, 5)] {
+            let mut a = Mt::seeded(42);
+            for _ in 0..skip {
+                a.next_u32();
+            }
+            let mut b = a.clone();
+            let one: Vec<f32> = (0..n).map(|_| uniform_f32(a.next_u32())).collect();
+            let mut filled = vec![0f32; n];
+            fill_uniform_f32(&mut b, &mut filled, threads);
+            assert!(one.iter().zip(&filled).all(|(x, y)| x.to_bits() == y.to_bits()), "skip {skip}, n {n}");
+            assert_eq!(a, b, "the state after skip {skip}, n {n}");
+        }
+    }
+
+    #[test]
+    fn a_torch_state_round_trips_and_a_malformed_one_is_refused() {
+        let mut bytes = vec![0u8; STATE_BYTES];
+        let mut mt = Mt::seeded(7);
+        mt.next_u32();
+        mt.write_torch_state(&mut bytes).unwrap();
+        assert_eq!(Mt::from_torch_state(&bytes).unwrap(), mt);
+        assert!(Mt::from_torch_state(&bytes[..100]).unwrap_err().contains("5056 bytes"));
+        bytes[LEFT_AT..LEFT_AT + 4].copy_from_slice(&0i32.to_le_bytes());
+        assert!(Mt::from_torch_state(&bytes).is_err());
+    }
+}
