@@ -38,6 +38,8 @@ gpu_check() {
 [ "${STEPS_TEST:-0}" = 1 ] && gpu_check tests/python/test_steps_fused_gpu.py KMUT_STEP_STATS torch "fused step statistics and torch's"
 # 2026-12-04 (second session): generated inputs are transformed on the GPU; checked against the CPU first.
 [ "${TRANSFORM_TEST:-1}" = 1 ] && gpu_check tests/python/test_generators_gpu.py KMUT_TRANSFORM cpu "GPU and CPU transforms of generated inputs"
+# kmut.fastrand against torch.rand on this host's cores (the draws of every official input).
+[ "${DRAW_BENCH:-1}" = 1 ] && stamp "$(python3 -m kmut bench draw --elements $((1 << 28)) --repeat 2 2>&1 | tail -n 1)"
 SCRATCH=${SCRATCH:-/dev/shm/kmut-scratch-campaign}; mkdir -p "$SCRATCH"
 spares=(); [ -n "${SPARES:-}" ] && spares=(--spare-workers "$SPARES")
 stamp "scratch $SCRATCH: $(du -sh "$SCRATCH" 2>/dev/null | cut -f1) kept from earlier calls"
