@@ -519,6 +519,10 @@ pub struct SynthArgs {
     /// --full-matrix --mutants-from FILE`: the matrix filled where a choice can change.
     #[arg(long, value_name = "FILE")]
     pub fill_list: Option<PathBuf>,
+    /// Count every missing cell as a kill: the curve a filled matrix could reach at most (is
+    /// the goal within reach of a `--full-matrix` run?), printed as upper bounds; writes nothing.
+    #[arg(long)]
+    pub assume_missing_kill: bool,
     /// Print the whole synthesis as JSON.
     #[arg(long)]
     pub json: bool,

@@ -234,6 +234,7 @@ fn synthesis(store: &Store, protocol: &Protocol, backend: Backend) -> Result<Sta
         split: kmut_synth::Split::None,
         with_official: false,
         exact: None,
+        optimistic: false,
     };
     let s = kmut_synth::synthesize(store, &[], &options)?;
     if s.totals.witnessed == 0 {

@@ -90,6 +90,9 @@ pub struct SynthOptions {
     pub with_official: bool,
     /// Solve the integer program too, with this time limit per problem.
     pub exact: Option<Duration>,
+    /// Count every missing cell as a kill: what a filled matrix could give at most (whether
+    /// filling it can reach a goal), never a detection rate.
+    pub optimistic: bool,
 }
 
 /// A detection rate over sampled witnessed mutants.
@@ -210,6 +213,10 @@ pub struct Synthesis {
     pub split: Split,
     pub with_official: bool,
     pub exact: bool,
+    /// Every missing cell counted as a kill (`SynthOptions::optimistic`): the rates are upper
+    /// bounds, and the missing cells they assumed are `assumed_cells`.
+    pub optimistic: bool,
+    pub assumed_cells: usize,
     pub budgets: Vec<usize>,
     pub curve: Vec<Point>,
     /// The protocol's own inputs: on every witnessed mutant, and on the test half.
@@ -248,7 +255,8 @@ struct Choices {
 
 /// Synthesise suites for `substrates` (all in the store when empty).
 pub fn synthesize(store: &Store, substrates: &[String], o: &SynthOptions) -> Result<Synthesis, SynthError> {
-    let (problems, skipped) = load(store, substrates, &o.matrix)?;
+    let (mut problems, skipped) = load(store, substrates, &o.matrix)?;
+    let assumed_cells = if o.optimistic { assume_kills(&mut problems) } else { 0 };
     let mut budgets = o.budgets.clone();
     budgets.sort_unstable();
     budgets.dedup();
@@ -280,6 +288,8 @@ pub fn synthesize(store: &Store, substrates: &[String], o: &SynthOptions) -> Res
         split: o.split,
         with_official: o.with_official,
         exact: o.exact.is_some(),
+        optimistic: o.optimistic,
+        assumed_cells,
         budgets,
         curve,
         official_full: Rate::of(official_full),
@@ -293,6 +303,20 @@ pub fn synthesize(store: &Store, substrates: &[String], o: &SynthOptions) -> Res
     };
     s.warnings = warnings(&s);
     Ok(s)
+}
+
+/// Every missing cell made a kill; returns how many there were.
+fn assume_kills(problems: &mut [Problem]) -> usize {
+    let mut n = 0;
+    for p in problems.iter_mut() {
+        for (k, u) in p.kills.iter_mut().zip(p.unknown.iter_mut()) {
+            n += u.count();
+            k.union_with(u);
+            *u = Bits::new(u.len());
+        }
+        p.counts.missing_cells = 0;
+    }
+    n
 }
 
 fn forced(p: &Problem, o: &SynthOptions) -> Vec<usize> {
@@ -490,6 +514,12 @@ fn add_counts(t: &mut Counts, c: &Counts) {
 /// What the reader must know before the tables.
 fn warnings(s: &Synthesis) -> Vec<String> {
     let mut out = Vec::new();
+    if s.optimistic {
+        out.push(format!(
+            "optimistic: each of the {} missing cells is counted as a kill, so every rate below is an upper bound of what a filled matrix could give (`kmut run --suites witness --full-matrix`), not a detection rate",
+            s.assumed_cells
+        ));
+    }
     let none: Vec<&str> = s.problems.iter().filter(|p| p.status == Status::NoWitnessed).map(|p| p.substrate.as_str()).collect();
     if !none.is_empty() {
         out.push(format!("{} problems have no witnessed mutant and get no inputs (not a 100% detection): {}", none.len(), none.join(", ")));

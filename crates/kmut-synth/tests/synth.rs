@@ -164,6 +164,7 @@ fn options(budgets: &[usize]) -> SynthOptions {
         split: Split::None,
         with_official: false,
         exact: None,
+        optimistic: false,
     }
 }
 
@@ -382,4 +383,27 @@ fn the_fill_list_names_only_mutants_whose_missing_cells_can_still_add_kills() {
     let mut o = options(&[1, 2]);
     o.with_official = true;
     assert_eq!(synthesize(&f.store, &[], &o).unwrap().fill.mutants, vec!["c".to_owned()]);
+}
+
+#[test]
+fn assuming_every_missing_cell_kills_gives_upper_bounds_that_hold_the_known_rates() {
+    let mut f = Fixture::new();
+    // c is missed by the trials and witnessed by boundary n=257 (5), its cells after it missing;
+    // e likewise by spiky x1000 (7). Known: no single generated input kills both.
+    let after = |k: usize| -> Vec<usize> { (k + 1..9).collect() };
+    let (c_missing, e_missing) = (after(5), after(7));
+    f.substrate("L1p7_bound", &["a", "c", "e"], &[&[0], &[5], &[7]], &[&[], &c_missing, &e_missing], &[]);
+    let known = synthesize(&f.store, &[], &options(&[1, 2])).unwrap();
+    let mut o = options(&[1, 2]);
+    o.optimistic = true;
+    let bound = synthesize(&f.store, &[], &o).unwrap();
+    assert!(bound.optimistic && bound.assumed_cells == 4 && bound.totals.missing_cells == 0);
+    assert!(bound.warnings.iter().any(|w| w.contains("upper bound")), "{:?}", bound.warnings);
+    for (k, b) in known.curve.iter().zip(&bound.curve) {
+        assert!(b.full.detected.known >= k.full.detected.known, "a bound never falls below the known kills");
+    }
+    // Known, b = 2 takes the trial and one of c's or e's witnesses (2 of 3); assumed, e's
+    // witness column (7) also kills c (c's missing cell there), so b = 2 reaches all three.
+    assert_eq!(known.curve[1].full.detected.known, 2);
+    assert_eq!(bound.curve[1].full.detected.known, 3);
 }

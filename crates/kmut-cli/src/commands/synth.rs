@@ -31,6 +31,7 @@ pub fn run(args: &SynthArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         split: Split::parse(&args.split).map_err(anyhow::Error::msg)?,
         with_official: args.with_official,
         exact: args.exact.then(|| Duration::from_secs_f64(args.time_limit)),
+        optimistic: args.assume_missing_kill,
     };
     let s = kmut_synth::synthesize(&store, &args.substrates, &options)?;
     anyhow::ensure!(!s.problems.is_empty(), "no substrate of the store `{}` has a kill matrix to choose from", path.display());
@@ -44,6 +45,10 @@ pub fn run(args: &SynthArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     }
     let exported = kmut_synth::protocol(&s, &protocol);
     let text = serde_json::to_string_pretty(&exported)? + "\n";
+    anyhow::ensure!(
+        !s.optimistic || (args.out.is_none() && args.module.is_none() && args.fill_list.is_none()),
+        "--assume-missing-kill prints upper bounds only: its choices rest on cells never run, so it writes no protocol, module or fill list"
+    );
     if let Some(out) = &args.out {
         std::fs::write(out, &text).with_context(|| format!("writing the protocol file `{}`", out.display()))?;
         eprintln!("wrote the chosen inputs as a protocol: {}", out.display());
@@ -131,6 +136,9 @@ fn print(s: &Synthesis) {
         t.undecided + t.protocol_undecided,
         t.not_run
     );
+    if s.optimistic {
+        println!("UPPER BOUNDS: each of {} missing cells counted as a kill (--assume-missing-kill); not detection rates", s.assumed_cells);
+    }
     println!("detection of witnessed mutants; held out: chosen on the dev half, read on the test half; [95% interval]");
     let mut header = vec![if s.with_official { "official + b" } else { "inputs b" }, "full pool", "held out"];
     if s.exact {

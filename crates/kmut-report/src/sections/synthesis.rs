@@ -139,6 +139,8 @@ mod tests {
             split: Split::None,
             with_official: false,
             exact: false,
+            optimistic: false,
+            assumed_cells: 0,
             budgets: vec![1, 2],
             curve: [1, 2]
                 .map(|b| Point {
