@@ -476,6 +476,7 @@ pub struct CeilingArgs {
     pub worker: Vec<String>,
 }
 
+#[allow(clippy::struct_excessive_bools)] // command-line switches are each a yes or no
 #[derive(Debug, clap::Args)]
 pub struct SynthArgs {
     /// Only these substrates (names, e.g. `L1p23_softmax`); default: every one in the store.
