@@ -211,3 +211,40 @@ def test_the_rust_side_knows_every_scaled_generator():
     line = next(l for l in text.splitlines() if l.startswith("pub const SCALED_GENERATORS"))
     rust = [g.strip(' "') for g in line.split("= &[", 1)[1].split("]", 1)[0].split(",")]
     assert rust == [g for g, scaled in generators.GENERATORS.items() if scaled]
+
+
+def test_the_fill_list_run_decides_every_cell_that_could_still_add_a_kill(searched, kmut_cmd_module, tmp_path):
+    # issue 15's matrix fill end to end: kmut synth names the mutants whose missing cells could
+    # change a choice, kmut run --full-matrix --mutants-from runs exactly those, and afterwards
+    # synth has nothing left to fill.
+    import shutil
+
+    tmp, _ = searched
+    store = tmp_path / "s.sqlite"
+    shutil.copy(tmp / "s.sqlite", store)
+    fill = tmp_path / "fill.txt"
+
+    def synth():
+        # With the protocol's inputs first, the boundary-only mutant is what they miss (greedy's own
+        # first input would be its witness, which leaves nothing to fill on this one-mutant demo).
+        out = subprocess.run([*kmut_cmd_module, "synth", "--store", str(store), "--backend", "cpu", "--with-official", "--fill-list", str(fill),
+                              "--json"],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    before = synth()
+    listed = [line for line in fill.read_text().splitlines() if line and not line.startswith("#")]
+    assert listed and before["fill"]["cells"] > 0 and before["fill"]["mutants"] == listed
+    with sqlite3.connect(store) as db:
+        others_before = db.execute(f"SELECT count(*) FROM evaluations WHERE mutant NOT IN ({','.join('?' * len(listed))})", listed).fetchone()[0]
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    run = subprocess.run([*kmut_cmd_module, "run", str(DEMO), "--backend", "cpu", "--suites", "witness", "--full-matrix", "--mutants-from", str(fill),
+                          "--store", str(store), "--cache", str(tmp / "cache"), "--cpu-workers", "2", *RULES],
+                         capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    after = synth()
+    assert after["fill"] == {"mutants": [], "cells": 0}, after["fill"]
+    with sqlite3.connect(store) as db:
+        others_after = db.execute(f"SELECT count(*) FROM evaluations WHERE mutant NOT IN ({','.join('?' * len(listed))})", listed).fetchone()[0]
+    assert others_after == others_before, "only the listed mutants ran"
