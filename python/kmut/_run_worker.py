@@ -472,6 +472,9 @@ class Worker:
             build = lambda: self.place(cpu)  # noqa: E731 - the column's recipe, kept for restores
         phases.mark("draw")
         inputs = build()
+        # Its own phase since 2026-12-04: the copy to the device (and a generated column's
+        # transform there), which the "ref" phase held before.
+        phases.mark("place")
         with torch.no_grad():
             ref = fields["ref"](inputs, torch)
         phases.mark("ref")
