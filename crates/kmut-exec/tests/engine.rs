@@ -656,3 +656,39 @@ fn a_lost_device_s_work_is_rerun_on_the_other_and_nothing_is_lost_or_stored_twic
     let sent = std::fs::read_to_string(log).unwrap();
     assert!(sent.lines().filter(|l| l.contains("\"op\":\"eval\"")).count() >= cells, "every cell was sent to a worker");
 }
+
+/// Column preparations of `substrate` the workers were sent.
+fn preparations(sent: &Path, substrate: &str) -> usize {
+    std::fs::read_to_string(sent)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("\"op\":\"column\"") && l.contains(&format!("\"name\":\"{substrate}\"")))
+        .count()
+}
+
+#[test]
+fn a_worker_joins_a_column_others_hold_only_when_its_preparation_pays() {
+    // Three columns of eight mutants, two workers. Each takes a column; the first done takes the
+    // third; the other, done next, would join it. With preparations reported at 100 s against
+    // evaluations of milliseconds it does not (the holder finishes long before): three
+    // preparations, one per column, and every cell evaluated.
+    let ids: Vec<String> = (0..8).map(|i| format!("survive-{i}")).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    for (name, costly) in [("costlyprep_x", true), ("L1p1_cheap", false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let plans = vec![setup(&mut store, name, &refs)];
+        let sent = dir.path().join("sent.log");
+        let mut cfg = config(dir.path(), false, 2);
+        cfg.worker_command.extend(["--delay".into(), "0.05".into(), "--log".into(), sent.display().to_string()]);
+        let s = run(&mut store, &plans, cfg, 0);
+        assert_eq!(s.evaluations, 24, "{s:?}");
+        assert_eq!(store.evaluations(name, TARGET).unwrap().len(), 24);
+        let preps = preparations(&sent, name);
+        if costly {
+            assert_eq!(preps, 3, "no column prepared twice");
+        } else {
+            assert!(preps >= 3, "{preps}");
+        }
+    }
+}

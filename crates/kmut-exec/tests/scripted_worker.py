@@ -20,7 +20,8 @@ It speaks the same protocol. What happens to a mutant is spelled by its id's pre
 A substrate whose name starts with `broken` fails to prepare any column; one whose name starts
 with `heavy` reports an original taking 5 s per input; one whose name starts with `slowprep`
 never finishes preparing; one whose name starts with `big` reports a column footprint of 60% of
-the device (two never fit at once); one whose name starts with `ceiling` reports, when the request asks for the validity gate
+the device (two never fit at once); one whose name starts with `costlyprep` reports each
+column's preparation as taking 100 s (without waiting); one whose name starts with `ceiling` reports, when the request asks for the validity gate
 (`margin`), every generated column of scale 1000 invalid (past the ceiling); one whose name starts
 with `oomprep` runs out of memory
 preparing each column the first time any worker tries it (with --state). The device reports 100 GiB.
@@ -122,7 +123,8 @@ def main():
             if req.get("margin") is not None:
                 past = name.startswith("ceiling") and ":1000:" in req["suite"]
                 validity = {"valid": not past, "tau64_ref": 0.2 if past else 1e-7, "tau64_orig": 0.2 if past else 1e-7}
-            emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, tau=0.0, max_abs=0.0, kernel_ms=ms, canary=False, prep_s=0.01,
+            prep_s = 100.0 if name.startswith("costlyprep") else 0.01
+            emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, tau=0.0, max_abs=0.0, kernel_ms=ms, canary=False, prep_s=prep_s,
                  peak_bytes=peak, **validity)
             continue
         mid = req["mutant"]

@@ -233,6 +233,10 @@ pub struct Engine<'a> {
     heavy: Vec<bool>,
     prep_failures: HashMap<UnitKey, usize>,
     original_ms: HashMap<UnitKey, f64>,
+    /// Seconds each column's preparation took (its worker's report), and per substrate the
+    /// summed wall seconds and count of its completed evaluations: what `worth_joining` weighs.
+    prep_s: HashMap<UnitKey, f64>,
+    eval_wall: HashMap<usize, (f64, usize)>,
     slots: Vec<Slot>,
     spares: Vec<Spare>,
     /// Worker id -> its slot or the spare pool; ids of killed workers are removed.
@@ -290,6 +294,8 @@ impl<'a> Engine<'a> {
             heavy: vec![false; plans.len()],
             prep_failures: HashMap::new(),
             original_ms: HashMap::new(),
+            prep_s: HashMap::new(),
+            eval_wall: HashMap::new(),
             slots: Vec::new(),
             spares: Vec::new(),
             owners: HashMap::new(),

@@ -238,13 +238,47 @@ impl Engine<'_> {
         };
         let others = self.held_by_others(i);
         let held = self.slots[i].prepared.map(|k| k.sub);
+        // A column other workers hold already is joined only where that pays (`worth_joining`),
+        // counting the holders that are getting on with it: one whose evaluation has run longer
+        // than a preparation takes (a hang the watchdog has not ended yet) holds nothing up.
+        let joinable = |k: &UnitKey, u: &Unit| match self.moving_holders(*k) {
+            0 => true,
+            n => self.worth_joining(*k, u, n),
+        };
         let score = |k: &UnitKey, u: &Unit| (held == Some(k.sub), u.pending.len() * 1000 / (on(k) + 1));
         self.units
             .iter()
-            .filter(|(k, u)| !u.pending.is_empty() && !preparing(k))
+            .filter(|(k, u)| !u.pending.is_empty() && !preparing(k) && joinable(k, u))
             .filter(|(k, _)| self.ledger.fits(device, self.need(**k), self.config.workers_per_device, others))
             .max_by(|(a, ua), (b, ub)| score(a, ua).cmp(&score(b, ub)).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col)))
             .map(|(k, _)| *k)
+    }
+
+    /// Whether one more worker on a column `holders` workers hold finishes it sooner: only when
+    /// its preparation takes less than what the holders still have to do there (`pending`
+    /// evaluations at this substrate's mean wall time each, shared among them). Otherwise the
+    /// holders finish first and the preparation is wasted (2026-12-04: level-3 protocol columns
+    /// prepared again by another worker cost 874 of 3,527 preparation seconds in two calls'
+    /// workers log, about 3 s each, for evaluations of about 0.3 s). Without a measured preparation the join is allowed;
+    /// before any evaluation completed, twice the original's kernel time stands in for one.
+    /// Workers holding `unit` that are not stuck in one evaluation for longer than the unit's
+    /// preparation takes.
+    fn moving_holders(&self, unit: UnitKey) -> usize {
+        let prep = self.prep_s.get(&unit).copied().unwrap_or(0.0);
+        self.slots
+            .iter()
+            .filter(|s| s.prepared == Some(unit))
+            .filter(|s| !matches!(s.state, SlotState::Evaluating { sent, .. } if sent.elapsed().as_secs_f64() > prep))
+            .count()
+    }
+
+    pub(super) fn worth_joining(&self, unit: UnitKey, u: &Unit, holders: usize) -> bool {
+        let Some(&prep) = self.prep_s.get(&unit) else { return true };
+        let eval = match self.eval_wall.get(&unit.sub) {
+            Some(&(sum, n)) if n > 0 => sum / n as f64,
+            _ => 2.0 * self.original_ms.get(&unit).copied().unwrap_or(0.0) / 1e3,
+        };
+        prep < u.pending.len() as f64 * eval / holders as f64
     }
 
     pub(super) fn need(&self, unit: UnitKey) -> Need {

@@ -16,6 +16,9 @@ impl Engine<'_> {
     pub(super) fn on_column(&mut self, unit: UnitKey, v: &ColumnReport) -> Result<(), ExecError> {
         let kernel_ms = v.kernel_ms;
         self.original_ms.insert(unit, kernel_ms.unwrap_or(0.0));
+        if let Some(s) = v.prep_s {
+            self.prep_s.insert(unit, s);
+        }
         let plan = &self.plans[unit.sub];
         let col = &plan.columns[unit.col];
         let b = Baseline {
@@ -130,6 +133,11 @@ impl Engine<'_> {
         self.summary.canaries += usize::from(e.canary);
         self.summary.kernel_ms += e.kernel_ms.unwrap_or(0.0);
         self.summary.wall_ms += e.wall_ms;
+        if e.outcome == Outcome::Completed {
+            let w = self.eval_wall.entry(unit.sub).or_default();
+            w.0 += e.wall_ms / 1e3;
+            w.1 += 1;
+        }
         let st = &mut self.states[unit.sub][cand];
         st.evaluated.insert(unit.col);
         st.killed |= e.kills_at(self.config.tolerance);
