@@ -12,8 +12,9 @@ scripts/merge-device-results.py inserts beside the ones the local store kept. On
 printed on the device sees the new rows alone; the figures come from the merged store here.
 
 Usage: scripts/pack-device-store.py STORE [OUT]      # OUT defaults to .dev1/wit.sqlite.gz
-Prints the packed size and fails (exit 1) above --limit MB (default 40), so a tree that has
-grown is noticed here instead of by a refused call.
+Prints the packed size and what a call from the working folder would carry (the tracked tree,
+.whl/ and OUT's folder), and fails (exit 1) above --limit MB (default 40) for the store or above
+62 MiB for the carry, so growth is noticed here instead of by a refused call.
 """
 
 import argparse
@@ -45,6 +46,27 @@ def pack(store: str, out: str) -> dict:
         return {"step_rows_dropped": steps, "bytes": os.path.getsize(out), "store_bytes": os.path.getsize(copy)}
 
 
+def carry_bytes(root: str, out: str) -> int | None:
+    """What a device call would carry from `root`: the tracked and untracked-not-ignored files,
+    the wheel folder `.whl/` and the packed store's folder; None outside a git checkout."""
+    import subprocess
+
+    try:
+        listed = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                                capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    total = 0
+    for name in listed.split(b"\0"):
+        path = os.path.join(root, os.fsdecode(name))
+        if name and os.path.isfile(path):
+            total += os.path.getsize(path)
+    for folder in (os.path.join(root, ".whl"), os.path.dirname(os.path.abspath(out))):
+        if os.path.isdir(folder):
+            total += sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder) if os.path.isfile(os.path.join(folder, f)))
+    return total
+
+
 def _has(db: sqlite3.Connection, table: str) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone() is not None
 
@@ -61,6 +83,13 @@ def main() -> int:
     got = pack(args.store, args.out)
     mb = got["bytes"] / 1e6
     print(f"{args.out}: {mb:.1f} MB ({got['store_bytes'] / 1e6:.0f} MB uncompressed), {got['step_rows_dropped']} per-step rows left out")
+    carried = carry_bytes(os.getcwd(), args.out)
+    if carried is not None:
+        mib = carried / 2**20
+        print(f"a device call from here would carry about {mib:.1f} MiB of its 64 (the tree, .whl/ and {os.path.dirname(args.out) or '.'}/)")
+        if mib > 62:
+            print("pack: that is over the device's 64 MiB carry with little room: make the tree or the store smaller first", file=sys.stderr)
+            return 1
     if mb > args.limit:
         print(f"pack: {args.out} is {mb:.1f} MB, over the {args.limit:.0f} MB limit: the device call carries 64 MiB in all", file=sys.stderr)
         return 1

@@ -67,9 +67,12 @@ def test_the_packed_device_store_keeps_every_result_but_the_per_step_rows(tmp_pa
     src = tmp_path / "store.sqlite"
     tiny_store(src)
     out = tmp_path / "carry" / "wit.sqlite.gz"
-    done = subprocess.run([sys.executable, str(ROOT / "scripts/pack-device-store.py"), str(src), str(out)], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, str(ROOT / "scripts/pack-device-store.py"), str(src), str(out)], capture_output=True, text=True,
+                          cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "4 per-step rows left out" in done.stdout
+    # From a checkout it also says what a device call would carry (the tree, .whl/, the store's folder).
+    assert "a device call from here would carry about" in done.stdout and "MiB of its 64" in done.stdout
     unpacked = tmp_path / "unpacked.sqlite"
     unpacked.write_bytes(gzip.decompress(out.read_bytes()))
     db = sqlite3.connect(unpacked)
