@@ -113,7 +113,6 @@ def bench(torch: Any, elements: int, repeat: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     import argparse
     import json
-    import sys
 
     import torch
 

@@ -92,3 +92,32 @@ def workers_of(pid: int, marker: str) -> list[int]:
         if f"kmut-run-{pid}" in cmdline and marker in cmdline and state != "Z":
             found.append(int(proc.name))
     return found
+
+
+# A worker stand-in that never starts (it sleeps): `--worker` for commands interrupted while waiting.
+SLEEPING_WORKER = ["--worker", sys.executable, "-c", "import time; time.sleep(600)"]
+
+
+def interrupted_at(args: list[str], marker: str, env: dict, wait: float = 300, settle: float = 1.0):
+    """Run `args`, send SIGINT once `marker` appears on its stderr (and `settle` seconds more), and
+    return (returncode, stdout, stderr): how a device call's `timeout -s INT` stops a command."""
+    import signal
+    import subprocess
+    import time
+
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + wait
+    seen = ""
+    while marker not in seen and time.monotonic() < deadline:
+        line = p.stderr.readline()
+        if not line:
+            break
+        seen += line
+    if marker not in seen:
+        p.kill()
+        p.communicate()
+        raise AssertionError(f"{marker!r} never appeared: {seen[-2000:]}")
+    time.sleep(settle)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    return p.returncode, out, seen + err

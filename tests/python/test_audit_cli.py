@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, SLEEPING_WORKER, interrupted_at
 
 DEMO = ROOT / "tests" / "fixtures" / "L1p19_witness_demo.py"
 RULES = ["--rules", "semantic-float-gt-to-ge", "--rules", "launch-cdiv-floor"]
@@ -143,9 +143,6 @@ def test_an_interrupted_audit_still_reports_the_cells_stored_so_far(audited, tmp
     # A device call stopped by its clock (SIGINT) must not lose its audit table: the workers
     # here never start (a sleeping stand-in), so the audit is interrupted while it waits.
     import shutil
-    import signal
-    import sys
-    import time
 
     cmd, tmp, _ = audited
     store = tmp_path / "s.sqlite"
@@ -154,19 +151,8 @@ def test_an_interrupted_audit_still_reports_the_cells_stored_so_far(audited, tmp
         db.execute("DELETE FROM evaluations WHERE run IN (SELECT id FROM runs WHERE command LIKE 'audit%')")
     env = dict(os.environ, KMUT_NO_PROGRESS="1")
     args = [*cmd, "audit", *PROTOCOLS, "--substrate", str(DEMO), "--backend", "cpu", "--store", str(store), "--cache", str(tmp / "cache"),
-            "--cpu-workers", "1", *RULES, "--worker", sys.executable, "-c", "import time; time.sleep(600)"]
-    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 300
-    seen = ""
-    while "deciding input columns" not in seen and time.monotonic() < deadline:
-        line = p.stderr.readline()
-        if not line:
-            break
-        seen += line
-    assert "deciding input columns" in seen, seen[-2000:]
-    time.sleep(1.0)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=120)
-    assert p.returncode == 130, (p.returncode, err[-2000:])
+            "--cpu-workers", "1", *RULES, *SLEEPING_WORKER]
+    code, out, err = interrupted_at(args, "deciding input columns", env)
+    assert code == 130, (code, err[-2000:])
     assert "the audit below is of the cells stored so far" in err, err[-2000:]
     assert "audit of 4 protocols" in out and "official" in out, out[-2000:]

@@ -62,25 +62,12 @@ def test_bench_run_without_a_baseline_measures_the_given_configuration_alone(tmp
 def test_an_interrupted_bench_run_still_prints_the_figures_of_what_ran(tmp_path):
     # A device call's clock stops the benchmark with SIGINT: its table must come back, marked as
     # over part of the sample. The workers here never start (a sleeping stand-in).
-    import signal
-    import sys
-    import time
+    from .conftest import SLEEPING_WORKER, interrupted_at
 
     env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path))
     args = [*kmut_command(), "bench", "run", str(ACCEPTED / "L1p19_relu.py"), "--backend", "cpu", "--sample", "2", "--seed", "1",
-            "--cpu-workers", "1", "--baseline", "none", "--worker", sys.executable, "-c", "import time; time.sleep(600)"]
-    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 600
-    seen = ""
-    while "bench run: this" not in seen and time.monotonic() < deadline:
-        line = p.stderr.readline()
-        if not line:
-            break
-        seen += line
-    assert "bench run: this" in seen, seen[-2000:]
-    time.sleep(2.0)
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=120)
-    assert p.returncode == 130, (p.returncode, err[-2000:])
+            "--cpu-workers", "1", "--baseline", "none", *SLEEPING_WORKER]
+    code, out, err = interrupted_at(args, "bench run: this", env, wait=600, settle=2.0)
+    assert code == 130, (code, err[-2000:])
     assert "this: interrupted after" in out and "of 2 mutants settled" in out, out[-2000:]
     assert "evaluations/s" in out

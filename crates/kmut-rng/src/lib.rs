@@ -154,17 +154,19 @@ pub fn fill_uniform_f32(mt: &mut Mt, out: &mut [f32], threads: usize) {
     // output's f32 slots hold them as bits until the parallel pass converts them.
     let mut block = mt.words;
     let mut written = 0;
+    let mut last = 0;
     while written < rest.len() {
         twist(&mut block);
-        let take = (rest.len() - written).min(N);
-        for (slot, w) in rest[written..written + take].iter_mut().zip(&block[..take]) {
+        last = (rest.len() - written).min(N);
+        for (slot, w) in rest[written..written + last].iter_mut().zip(&block[..last]) {
             *slot = f32::from_bits(*w);
         }
-        written += take;
-        mt.words = block;
-        mt.next = take;
-        mt.left = N + 1 - take;
+        written += last;
     }
+    // The generator rests in the last block, `last` words into it.
+    mt.words = block;
+    mt.next = last;
+    mt.left = N + 1 - last;
     std::thread::scope(|s| {
         for part in rest.chunks_mut(chunk) {
             s.spawn(move || {

@@ -119,10 +119,13 @@ pub fn compile_substrates(
             }
         }
     }
-    let generated_ids: HashSet<&str> = generated.iter().flat_map(|(_, ms): &(SubstrateDescription, Vec<Mutant>)| ms.iter().map(|m| m.id.as_str())).collect();
-    let unmatched = named.iter().filter(|id| !generated_ids.contains(id.as_str())).count();
-    if unmatched > 0 && outcome.is_ok() {
-        eprintln!("{command}: {unmatched} of the {} named mutant ids match no mutant of the substrates read; they are skipped", named.len());
+    if !named.is_empty() && outcome.is_ok() {
+        let generated_ids: HashSet<&str> =
+            generated.iter().flat_map(|(_, ms): &(SubstrateDescription, Vec<Mutant>)| ms.iter().map(|m| m.id.as_str())).collect();
+        let unmatched = named.iter().filter(|id| !generated_ids.contains(id.as_str())).count();
+        if unmatched > 0 {
+            eprintln!("{command}: {unmatched} of the {} named mutant ids match no mutant of the substrates read; they are skipped", named.len());
+        }
     }
     let generated = chosen_mutants(generated, &chosen_rules, select_, &named);
     let mut summaries = Vec::new();

@@ -254,13 +254,6 @@ impl Engine<'_> {
             .map(|(k, _)| *k)
     }
 
-    /// Whether one more worker on a column `holders` workers hold finishes it sooner: only when
-    /// its preparation takes less than what the holders still have to do there (`pending`
-    /// evaluations at this substrate's mean wall time each, shared among them). Otherwise the
-    /// holders finish first and the preparation is wasted (2026-12-04: level-3 protocol columns
-    /// prepared again by another worker cost 874 of 3,527 preparation seconds in two calls'
-    /// workers log, about 3 s each, for evaluations of about 0.3 s). Without a measured preparation the join is allowed;
-    /// before any evaluation completed, twice the original's kernel time stands in for one.
     /// Workers holding `unit` that are not stuck in one evaluation for longer than the unit's
     /// preparation takes.
     fn moving_holders(&self, unit: UnitKey) -> usize {
@@ -272,7 +265,15 @@ impl Engine<'_> {
             .count()
     }
 
-    pub(super) fn worth_joining(&self, unit: UnitKey, u: &Unit, holders: usize) -> bool {
+    /// Whether one more worker on a column `holders` workers hold finishes it sooner: only when
+    /// its preparation takes less than what the holders still have to do there (`pending`
+    /// evaluations at this substrate's mean wall time each, shared among them). Otherwise the
+    /// holders finish first and the preparation is wasted (2026-12-04: level-3 protocol columns
+    /// prepared again by another worker cost 874 of 3,527 preparation seconds in two calls'
+    /// workers log, about 3 s each, for evaluations of about 0.3 s). Without a measured
+    /// preparation the join is allowed; before any evaluation completed, twice the original's
+    /// kernel time stands in for one.
+    fn worth_joining(&self, unit: UnitKey, u: &Unit, holders: usize) -> bool {
         let Some(&prep) = self.prep_s.get(&unit) else { return true };
         let eval = match self.eval_wall.get(&unit.sub) {
             Some(&(sum, n)) if n > 0 => sum / n as f64,
