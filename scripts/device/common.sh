@@ -23,6 +23,10 @@ python3 -m pip install -q --no-deps --no-compile --target /tmp/kmut-site .whl/km
 export PYTHONPATH=/tmp/kmut-site:$PWD PYTHONUNBUFFERED=1 KMUT_CACHE_DIR=/tmp/kmut-cache KMUT_NO_PROGRESS=1
 python3 -m kmut --version || { echo "the wheel does not run here"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+# Host memory every 5 s (2026-12-06): the 2026-12-04 call whose machine stopped answering left no
+# trace of why; ten workers each drawing official-size inputs beside a 32 GB scratch folder in
+# /dev/shm come near the host's 128 GiB, so each call records its peak (printed by export_results).
+( while sleep 5; do free -m | awk -v t="$(date +%s)" '/^Mem:/ {print t, $3, $6, $7}'; done ) > "$L/host-mem.txt" 2>/dev/null &
 
 # Seconds by preparation phase over the "prepared" lines of a workers log, after the first $2 of
 # them (a warm machine's calls share one log: pass `prepared_lines LOG` taken before the phase).
@@ -44,6 +48,7 @@ PY
 # $OUT/logs.tgz: what comes back to be merged here (scripts/merge-device-results.py).
 export_results() {
   stamp "export"
+  awk 'NR == 1 || $2 > peak {peak = $2; avail = $4} END {if (NR) print "host memory: peak used " peak " MiB (available then " avail " MiB) over " NR " samples"}' "$L/host-mem.txt" 2>/dev/null
   rm -f "$OUT/results.sqlite"
   python3 - "$wit" "$OUT/results.sqlite" <<'PY'
 import sqlite3, sys
