@@ -236,6 +236,14 @@ def guard_buffers(steps: list[Any], out: Any, owned: set[int], torch: Any,
     return new_steps, new_out, [g for _, g in moved.values()]
 
 
+def launch_key(s: Any) -> tuple[Any, ...]:
+    """What makes two launches of a step the same launch: the kernel, grid, block, scalar
+    arguments and each tensor argument's shape, strides and dtype (not its address: every run
+    allocates its own buffers)."""
+    return (s.kernel, tuple(s.grid), tuple(s.block), tuple(s.scalar_bytes()),
+            tuple((tuple(t.shape), tuple(t.stride()), str(t.dtype)) for t in s.tensors))
+
+
 def apply_transform(steps: list[Any], transform: dict[str, Any] | None) -> list[Any]:
     """Apply a launch mutant's descriptor change (all but `cdiv_floor`, which acts inside
     `launch`). Limits are not checked here: the driver refuses an illegal launch, as it would
@@ -321,6 +329,9 @@ class Worker:
         self.column: dict[str, Any] | None = None
         self.original_out: Any = None
         self.capture_steps = True  # per-step capture of pipelines (kmut.steps); --no-steps turns it off
+        # A mutant's pipeline starts at its first changed step, the steps before it replayed from
+        # the original's outputs (`prefix_steps`); --no-skip-prefix or KMUT_PREFIX=run turns it off.
+        self.skip_prefix = os.environ.get("KMUT_PREFIX") != "run"
         self.writer: threading.Thread | None = None  # the scratch write in flight (save_scratch)
 
     # Substrates and columns
@@ -685,10 +696,11 @@ class Worker:
             K.cdiv = saved_cdiv  # type: ignore[method-assign]
         steps = apply_transform(steps, transform)
         steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch, self.canary_byte)
-        capture = self.step_capture(steps)
+        capture = self.step_capture(steps, original=req["eval"] < 0)
+        skip = self.prefix_steps(req, steps)
         if announce:
             emit("begin", eval=req["eval"])
-        kernel_ms = self.execute(steps, by_kernel, order, capture)
+        kernel_ms = self.execute(steps, by_kernel, order, capture, col["steps_original"][:skip] if skip else None)
         if announce:
             # The kernels are done (execute synchronised): the watchdog stops here, before the
             # comparison and the checks, which take the same time for every mutant.
@@ -697,16 +709,23 @@ class Worker:
         if req["eval"] < 0:
             self.original_out = out  # the validity gate compares it with fp64
         run["kernel_ms"] = kernel_ms
+        run["skipped_steps"], run["steps_total"] = skip, (len(steps) if len(steps) > 1 else 0)
         run["canary"] = not canaries_intact(guards, torch)
         self.record_steps(req, capture, run)
         return run
 
     # Per-step capture for the depth analysis (kmut.steps): pipelines only, --no-steps turns it off.
 
-    def step_capture(self, steps: list[Any]) -> Any:
+    def rows_wanted(self) -> bool:
+        """Whether this column's evaluations report per-step rows (the depth analysis)."""
+        return self.capture_steps and bool((self.column or {}).get("steps_on", True))
+
+    def step_capture(self, steps: list[Any], original: bool = False) -> Any:
+        """The capture of one run's step outputs: for the per-step rows, and on the original's
+        run also for the prefix a mutant's run replays (`prefix_steps`)."""
         from .steps import StepCapture
 
-        if not self.capture_steps or len(steps) < 2 or not (self.column or {}).get("steps_on", True):
+        if len(steps) < 2 or not (self.rows_wanted() or (original and self.skip_prefix)):
             return None
         return StepCapture.of(steps)
 
@@ -721,13 +740,33 @@ class Worker:
         if req["eval"] < 0:
             free = None if self.cpu else torch.cuda.mem_get_info(self.device)[0]
             kept, where, nbytes = depth.keep(capture.outputs(), torch, free)
-            col.update(steps_original=kept, steps_keep=where, steps_kept_bytes=nbytes, steps_reads=depth.producers(capture.steps),
-                       steps_kernels=[s.kernel for s in capture.steps])
+            col.update(steps_original=kept, steps_keep=where, steps_kept_bytes=nbytes, steps_launches=[launch_key(s) for s in capture.steps])
+            if self.rows_wanted():
+                col.update(steps_reads=depth.producers(capture.steps), steps_kernels=[s.kernel for s in capture.steps])
             return
         if "steps_original" not in col or len(col["steps_original"]) != len(capture.steps):
             return  # a column prepared without capture, or a mutant whose host side changed the steps
         tol = col["sub"]["fields"].get("tolerance") or {"atol": col["sub"]["K"].DEFAULT_ATOL, "rtol": col["sub"]["K"].DEFAULT_RTOL}
         run["steps"] = depth.step_errors(col["steps_original"], capture.outputs(), tol["atol"], tol["rtol"], torch)
+
+    def prefix_steps(self, req: dict[str, Any], steps: list[Any]) -> int:
+        """How many leading steps of a mutant's run are the original's own launches: the same
+        kernel from the original image, grid, block, scalars and argument shapes, before the
+        first step that runs a kernel of the mutant's image (its scope) or whose launch its
+        host-side change altered. Those steps compute exactly what the original's run computed
+        (the gate proves the original deterministic to the bit, and a step writes only its last
+        tensor argument, SPEC section 5), so `execute` copies the original's kept outputs into
+        their buffers instead of launching them, and the mutant's kernels start from the same
+        state. 0 for the original's own run, without kept outputs on the device, or when off."""
+        col = self.column
+        kept = col.get("steps_original") if col else None
+        if req["eval"] < 0 or not self.skip_prefix or kept is None or col.get("steps_keep") != "device" or len(kept) != len(steps):
+            return 0
+        scope = set(req.get("scope") or col["sub"]["names"]) if req.get("image") else set()
+        for i, (s, launch, orig) in enumerate(zip(steps, col["steps_launches"], kept)):
+            if s.kernel in scope or launch_key(s) != launch or tuple(orig.shape) != tuple(s.output.shape) or orig.dtype != s.output.dtype:
+                return i
+        return len(steps)
 
     def steps_layout(self) -> dict[str, Any]:
         """What the column event says of its pipeline's steps: each step's kernel and layer kind,
@@ -742,15 +781,21 @@ class Worker:
         return {"steps": {"kernels": col["steps_kernels"], "kinds": [kinds.get(k) for k in col["steps_kernels"]],
                           "reads": col["steps_reads"], "keep": col["steps_keep"]}}
 
-    def execute(self, steps: list[Any], by_kernel: dict[str, Any], order: int, capture: Any = None) -> float:
+    def execute(self, steps: list[Any], by_kernel: dict[str, Any], order: int, capture: Any = None, prefix: list[Any] | None = None) -> float:
         """Launch every step; the kernel time in ms (CUDA events on a GPU, the wall clock of
         the launches on the CPU, where they run on this thread). `capture` (kmut.steps) copies
-        a step's output that a later step overwrites, right after its step."""
+        a step's output that a later step overwrites, right after its step. `prefix` holds the
+        original's outputs of the first steps (`prefix_steps`): each is copied into its step's
+        buffer, in step order, instead of launching the step."""
         torch = self.torch
+        prefix = prefix or []
         if self.cpu:
             start = time.perf_counter()
             for i, s in enumerate(steps):
-                by_kernel[s.kernel].run([s], torch, order)
+                if i < len(prefix):
+                    s.output.copy_(prefix[i])
+                else:
+                    by_kernel[s.kernel].run([s], torch, order)
                 if capture is not None:
                     capture.after(i)
             return (time.perf_counter() - start) * 1e3
@@ -758,9 +803,12 @@ class Worker:
         begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         begin.record()
         for i, s in enumerate(steps):
-            launcher = by_kernel[s.kernel]
-            args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
-            launcher.module.launch(launcher.symbol(s.kernel), s.grid, s.block, args, stream.cuda_stream)
+            if i < len(prefix):
+                s.output.copy_(prefix[i])  # on the current stream, ordered with the launches
+            else:
+                launcher = by_kernel[s.kernel]
+                args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
+                launcher.module.launch(launcher.symbol(s.kernel), s.grid, s.block, args, stream.cuda_stream)
             if capture is not None:
                 capture.after(i)
         end.record()
@@ -852,6 +900,8 @@ def serve(worker: Worker, stream: Any) -> int:
 def add_throughput_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", choices=("fast", "fp64"), default="fast",
                         help="fast: compare.py's float32 first pass (the same figures); fp64: every element in float64")
+    parser.add_argument("--no-skip-prefix", action="store_true",
+                        help="launch every step of a mutant's pipeline, also those before its first changed step")
 
 
 def apply_throughput_options(args: argparse.Namespace) -> None:
@@ -881,6 +931,7 @@ def main(argv: list[str] | None = None) -> int:
         emit("error", detail=f"the worker could not start: {type(e).__name__}: {e}", fatal=True)
         return 2
     worker.capture_steps = not args.no_steps
+    worker.skip_prefix = worker.skip_prefix and not args.no_skip_prefix
     name = cpu_model() if worker.cpu else worker.torch.cuda.get_device_name(worker.device)
     emit("ready", pid=os.getpid(), device=str(worker.device), name=name, backend=f"{'cpu' if worker.cpu else 'cuda'}:{name}",
          memory_total=worker.memory_total)

@@ -23,6 +23,7 @@
 # `kmut synth --fill-list`), then print the budget curve; BENCH_LIMIT runs issue 21's benchmark
 # (`kmut bench run --sample $BENCH_SAMPLE --seed 0 --baseline none`); SPARES sets --spare-workers
 # of every run (default: kmut's, 1 per GPU).
+# 2026-12-06: PREFIX_TEST=1 checks the replayed pipeline prefix on this GPU first (KMUT_PREFIX=run if not).
 set -uo pipefail
 # shellcheck source=scripts/device/common.sh
 source scripts/device/common.sh
@@ -38,6 +39,9 @@ gpu_check() {
 [ "${STEPS_TEST:-0}" = 1 ] && gpu_check tests/python/test_steps_fused_gpu.py KMUT_STEP_STATS torch "fused step statistics and torch's"
 # 2026-12-04 (second session): generated inputs are transformed on the GPU; checked against the CPU first.
 [ "${TRANSFORM_TEST:-1}" = 1 ] && gpu_check tests/python/test_generators_gpu.py KMUT_TRANSFORM cpu "GPU and CPU transforms of generated inputs"
+# 2026-12-06: a mutant's pipeline replays the steps before its first changed one; checked against
+# launching every step (the same store to the bit) before any run relies on it.
+[ "${PREFIX_TEST:-0}" = 1 ] && gpu_check tests/python/test_prefix.py KMUT_PREFIX run "pipelines with the replayed prefix and fully launched"
 # kmut.fastrand against torch.rand on this host's cores (the draws of every official input).
 [ "${DRAW_BENCH:-1}" = 1 ] && stamp "$(python3 -m kmut bench draw --elements $((1 << 28)) --repeat 2 2>&1 | tail -n 1)"
 SCRATCH=${SCRATCH:-/dev/shm/kmut-scratch-campaign}; mkdir -p "$SCRATCH"

@@ -23,6 +23,7 @@ from kmut._run_worker import (
     guard_buffers,
     guarded_copy,
     guarded_cpu_bytes,
+    launch_key,
 )
 from kmut.validate import Step
 
@@ -346,3 +347,58 @@ def test_generated_columns_of_one_size_and_seed_share_one_draw_and_keep_their_va
             assert torch.equal(a, b) if isinstance(a, torch.Tensor) else a == b, name
     assert torch.equal(whole[0], generators.draw(fresh, fields, K, 1, torch)[0])
     assert len(list(tmp_path.glob("*W_raw*.pt"))) == 2 and len(list(tmp_path.glob("*.pt"))) == 3, "the draws and the fresh column"
+
+
+def prefix_worker(kept, launches, names, keep="device", on=True) -> Worker:
+    """A CPU worker whose column kept the original's step outputs (as `record_steps` leaves it)."""
+    w = Worker.__new__(Worker)
+    w.cpu, w.torch, w.skip_prefix = True, torch, on
+    w.column = {"steps_original": kept, "steps_keep": keep, "steps_launches": launches, "sub": {"names": names}}
+    return w
+
+
+def test_a_mutant_replays_the_steps_before_its_first_changed_one():
+    """`prefix_steps`: the leading steps that are the original's own launches (same kernel from
+    the original image, grid, block, scalars, argument shapes) and no more; never on the
+    original's run, without kept outputs on the device, or when turned off."""
+    x = torch.rand(8)
+    a, b, c = torch.empty(8), torch.empty(8), torch.empty(4)
+    seq = [Step("ka", (1, 1, 1), (8, 1, 1), [x, a], []), Step("kb", (1, 1, 1), (8, 1, 1), [a, b], []),
+           Step("kc", (1, 1, 1), (4, 1, 1), [b, c], [])]
+    launches = [launch_key(s) for s in seq]
+    kept = [torch.rand(8), torch.rand(8), torch.rand(4)]
+    w = prefix_worker(kept, launches, ["ka", "kb", "kc"])
+    mutant = {"eval": 3, "image": "m.cubin", "scope": ["kb"]}
+    assert w.prefix_steps(mutant, seq) == 1, "kb runs the mutant's image: only ka is replayed"
+    assert w.prefix_steps({**mutant, "scope": ["kc"]}, seq) == 2
+    assert w.prefix_steps({**mutant, "scope": []}, seq) == 0, "no scope: every kernel is the mutant's"
+    assert w.prefix_steps({"eval": -1, "image": None, "scope": []}, seq) == 0, "the original's own run launches every step"
+    # A host-side change (a launch mutant: no image) starts at the step whose launch it altered.
+    grid = apply_transform(seq, {"transform": "grid_x", "step": 2, "delta": 1})
+    assert w.prefix_steps({"eval": 3, "image": None}, grid) == 2
+    assert w.prefix_steps({"eval": 3, "image": None}, seq) == 3, "nothing changed: the whole run is the original's"
+    bigger = [seq[0], Step("kb", (1, 1, 1), (8, 1, 1), [a, torch.empty(9)], []), seq[2]]
+    assert w.prefix_steps({"eval": 3, "image": None}, bigger) == 1, "an argument of another shape is another launch"
+    assert prefix_worker(kept, launches, ["ka", "kb", "kc"], keep="host").prefix_steps(mutant, seq) == 0
+    assert prefix_worker(kept, launches, ["ka", "kb", "kc"], on=False).prefix_steps(mutant, seq) == 0
+    assert prefix_worker(kept[:2], launches[:2], ["ka", "kb", "kc"]).prefix_steps(mutant, seq) == 0
+
+
+def test_replayed_steps_are_copied_in_order_and_never_launched():
+    """`execute` with a prefix copies each kept output into its step's buffer, in step order (a
+    later step writing the same memory wins, as it would have run), and launches only the rest."""
+    ran: list[str] = []
+
+    class Counting:
+        def run(self, steps, torch_, order):
+            ran.append(steps[0].kernel)
+            steps[0].output.copy_(steps[0].tensors[0] + 1)
+
+    x, h, y = torch.zeros(4), torch.zeros(4), torch.zeros(4)
+    seq = [Step("a", (1, 1, 1), (4, 1, 1), [x, h], []), Step("b", (1, 1, 1), (4, 1, 1), [h, h], []), Step("c", (1, 1, 1), (4, 1, 1), [h, y], [])]
+    w = prefix_worker([], [], [])
+    kernels = {"a": Counting(), "b": Counting(), "c": Counting()}
+    w.execute(seq, kernels, 0, None, [torch.full((4,), 5.0), torch.full((4,), 7.0)])
+    assert ran == ["c"], "the two replayed steps are not launched"
+    assert h.tolist() == [7.0] * 4, "step 1 rewrote step 0's buffer after it: its value is the one left"
+    assert y.tolist() == [8.0] * 4, "the first launched step reads the replayed state"

@@ -128,6 +128,10 @@ pub struct EvalReport {
     pub orders: Vec<(u32, Option<f64>)>,
     /// A pipeline's per-step errors (`[[tau, rel_l2, frac_off], ...]`), as the worker sent them.
     pub steps: Option<Value>,
+    /// A pipeline's steps in this run, and how many leading ones the worker replayed from the
+    /// original's kept outputs instead of launching (the steps before the first it changed).
+    pub steps_total: u64,
+    pub skipped_steps: u64,
 }
 
 impl Event {
@@ -177,6 +181,8 @@ impl Event {
                 wall_ms: num("wall_ms"),
                 orders: v.get("orders").and_then(Value::as_array).map_or_else(Vec::new, |a| a.iter().filter_map(order_tau).collect()),
                 steps: v.get("steps").cloned(),
+                steps_total: v.get("steps_total").and_then(Value::as_u64).unwrap_or(0),
+                skipped_steps: v.get("skipped_steps").and_then(Value::as_u64).unwrap_or(0),
             })),
             "released" => Event::Released,
             "error" => {

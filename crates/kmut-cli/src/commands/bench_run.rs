@@ -97,11 +97,12 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             // ten minutes), commits compare through the table rows of the same sample and seed.
             "none" => None,
             "one-gpu" => Some(Configuration { name: "one-gpu".into(), devices: machines.devices[..1].to_vec(), ..this.clone() }),
-            // The defaults before the throughput work: two workers per GPU, float64 throughout.
+            // The defaults before the throughput work: two workers per GPU, float64 throughout,
+            // every pipeline step launched.
             _ => Some(Configuration {
                 name: "previous".into(),
                 workers_per_device: if backend == Backend::Gpu { 2 } else { machines.workers },
-                worker_flags: vec!["--compare".into(), "fp64".into()],
+                worker_flags: vec!["--compare".into(), "fp64".into(), "--no-skip-prefix".into()],
                 ..this.clone()
             }),
         };

@@ -362,6 +362,14 @@ pub(super) fn print_summary(s: &RunSummary) {
         s.total,
         if s.backend.is_empty() { "no backend" } else { &s.backend }
     );
+    if s.pipeline_steps > 0 {
+        eprintln!(
+            "run: {} of {} pipeline steps ({:.0}%) replayed from the original's outputs instead of launched: the steps before each mutant's first changed one",
+            s.steps_replayed,
+            s.pipeline_steps,
+            100.0 * s.steps_replayed as f64 / s.pipeline_steps as f64
+        );
+    }
     let shares = s.slot_time.shares();
     if !shares.is_empty() {
         eprintln!("run: worker time ({:.0} slot-seconds): {shares}", s.slot_time.total().as_secs_f64());

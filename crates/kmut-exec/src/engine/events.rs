@@ -90,6 +90,8 @@ impl Engine<'_> {
                     self.eval_environment_failed(i, unit, cand, why);
                 } else {
                     let e = self.evaluation_from(unit, cand, &report);
+                    self.summary.pipeline_steps += report.steps_total;
+                    self.summary.steps_replayed += report.skipped_steps;
                     if let Some(steps) = &report.steps {
                         self.step_batch.extend(crate::steps::rows(&e, steps));
                     }
