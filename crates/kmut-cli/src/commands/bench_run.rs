@@ -67,6 +67,10 @@ struct Figures {
     worker_time: String,
     /// The column preparations the workers logged, by phase (`kmut_exec::PrepPhases`).
     preparation: kmut_exec::PrepPhases,
+    /// Pipeline steps of the evaluations, and those replayed from the original's outputs
+    /// instead of launched (the steps before each mutant's first changed one).
+    pipeline_steps: u64,
+    steps_replayed: u64,
     crashes: usize,
     timeouts: usize,
     /// Substrates that failed or were set aside, and the machine's errors: a figure with any
@@ -97,6 +101,8 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             // ten minutes), commits compare through the table rows of the same sample and seed.
             "none" => None,
             "one-gpu" => Some(Configuration { name: "one-gpu".into(), devices: machines.devices[..1].to_vec(), ..this.clone() }),
+            // One lever alone: every pipeline step launched, nothing else changed.
+            "no-prefix" => Some(Configuration { name: "no-prefix".into(), worker_flags: vec!["--no-skip-prefix".into()], ..this.clone() }),
             // The defaults before the throughput work: two workers per GPU, float64 throughout,
             // every pipeline step launched.
             _ => Some(Configuration {
@@ -233,6 +239,8 @@ fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_bus
         spares_used: s.spares_used,
         worker_time: s.slot_time.shares(),
         preparation: kmut_exec::PrepPhases::default(),
+        pipeline_steps: s.pipeline_steps,
+        steps_replayed: s.steps_replayed,
         crashes: s.crashes,
         timeouts: s.timeouts,
         problems,
@@ -258,6 +266,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
             format!("{} ({} spares)", f.worker_replacements, f.spares_used),
             if f.worker_time.is_empty() { "-".to_owned() } else { f.worker_time.clone() },
             f.preparation.summary(),
+            if f.pipeline_steps == 0 { "-".to_owned() } else { format!("{} of {}", f.steps_replayed, f.pipeline_steps) },
         ]
     };
     let names = [
@@ -275,6 +284,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
         "workers replaced",
         "worker time",
         "column preparations",
+        "pipeline steps replayed",
     ];
     let columns: Vec<Vec<String>> = figures.iter().map(rows_of).collect();
     let rows: Vec<Vec<String>> = names
