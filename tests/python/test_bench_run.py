@@ -71,3 +71,18 @@ def test_an_interrupted_bench_run_still_prints_the_figures_of_what_ran(tmp_path)
     assert code == 130, (code, err[-2000:])
     assert "this: interrupted after" in out and "of 2 mutants settled" in out, out[-2000:]
     assert "evaluations/s" in out
+
+
+def test_bench_run_no_prefix_measures_the_replayed_prefix_alone(tmp_path):
+    """`--baseline no-prefix`: the same configuration with every pipeline step launched, so the
+    one difference between the columns is the replayed prefix, which its row counts."""
+    env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path))
+    args = ["bench", "run", str(ROOT / "tests" / "fixtures" / "L3p1_depth_demo.py"), "--backend", "cpu", "--sample", "8", "--seed", "1",
+            "--cpu-workers", "2", "--baseline", "no-prefix", "--json"]
+    out = subprocess.run([*kmut_command(), *args], capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    base, this = json.loads(out.stdout)["configurations"]
+    assert base["configuration"] == {**this["configuration"], "name": "no-prefix", "worker_flags": ["--no-skip-prefix"]}
+    assert base["steps_replayed"] == 0 and base["pipeline_steps"] > 0
+    assert 0 < this["steps_replayed"] < this["pipeline_steps"]
+    assert base["settled"] == this["settled"] == 8
