@@ -23,7 +23,8 @@
 # `kmut synth --fill-list`), then print the budget curve; BENCH_LIMIT runs issue 21's benchmark
 # (`kmut bench run --sample $BENCH_SAMPLE --seed 0 --baseline none`); SPARES sets --spare-workers
 # of every run (default: kmut's, 1 per GPU).
-# 2026-12-06: PREFIX_TEST=1 checks the replayed pipeline prefix on this GPU first (KMUT_PREFIX=run if not).
+# 2026-12-06: PREFIX_TEST=1 checks the replayed pipeline prefix on this GPU first (KMUT_PREFIX=run if not);
+# COMPILE_BENCH=1 runs `kmut bench compile` on the host's cores (issue 21's first goal).
 set -uo pipefail
 # shellcheck source=scripts/device/common.sh
 source scripts/device/common.sh
@@ -44,6 +45,8 @@ gpu_check() {
 [ "${PREFIX_TEST:-0}" = 1 ] && gpu_check tests/python/test_prefix.py KMUT_PREFIX run "pipelines with the replayed prefix and fully launched"
 # kmut.fastrand against torch.rand on this host's cores (the draws of every official input).
 [ "${DRAW_BENCH:-1}" = 1 ] && stamp "$(python3 -m kmut bench draw --elements $((1 << 28)) --repeat 2 2>&1 | tail -n 1)"
+# 2026-12-06: issue 21's compile goal on this host's cores (one thread, N threads, a pool of N NVRTC processes).
+[ "${COMPILE_BENCH:-0}" = 1 ] && python3 -m kmut bench compile substrates/accepted/*.py --sample 256 --threads "$(nproc)" 2>&1 | grep -v -i warn | grep -v nn.Trans | tail -n 4
 SCRATCH=${SCRATCH:-/dev/shm/kmut-scratch-campaign}; mkdir -p "$SCRATCH"
 spares=(); [ -n "${SPARES:-}" ] && spares=(--spare-workers "$SPARES")
 stamp "scratch $SCRATCH: $(du -sh "$SCRATCH" 2>/dev/null | cut -f1) kept from earlier calls"
