@@ -493,7 +493,8 @@ class Worker:
         # protocol's own columns, not on a witness search's); absent means yes.
         self.column = {"name": name, "seed": seed, "sizes": sizes, "build": build, "inputs": inputs, "ref": ref, "sub": sub,
                        "steps_on": bool(req.get("steps", True))}
-        self.column["sum"] = self.column_sum()
+        # Without the kept step outputs (not yet kept): the base a restore rebuilds to.
+        self.column["sum"] = self.column["base_sum"] = self.column_sum()
         phases.mark("checksum")
         original = self.evaluate({"eval": -1, "mutant": None, "image": None, "scope": [], "transform": None}, announce=False)
         phases.mark("original")
@@ -563,10 +564,13 @@ class Worker:
         assert col is not None
         return [t for w in col["sub"]["K"].weight_sets for t in w.tensors() if t.device == self.device]
 
-    def column_sum(self) -> str:
+    def column_sum(self, kept: bool = True) -> str:
+        """The checksum of what every evaluation on the column reads: its inputs, reference and
+        weights, and (`kept`) the original's packed step outputs once its run kept them."""
         col = self.column
         assert col is not None
-        return checksum([*col["inputs"], col["ref"], *self.weights_here()], self.torch)
+        flat = col.get("steps_flat") if kept else None
+        return checksum([*col["inputs"], col["ref"], *self.weights_here(), *([flat] if flat is not None else [])], self.torch)
 
     def place(self, cpu: list[Any]) -> list[Any]:
         """The working copy of a column's inputs: on the GPU, or on the CPU between guards (a
@@ -577,21 +581,32 @@ class Worker:
         return [t.to(self.device) if isinstance(t, torch.Tensor) else t for t in cpu]
 
     def restore_if_damaged(self) -> bool:
-        """After an evaluation: verify the inputs, reference and weights; rebuild them (inputs
-        from the CPU copy, weights from their master, the reference from both) if a mutant wrote
+        """After an evaluation: verify the inputs, reference, weights and the original's kept
+        step outputs; rebuild them (inputs from the CPU copy, weights from their master, the
+        reference from both, the step outputs by the original's run again) if a mutant wrote
         into them. Returns whether they had to be restored; raises Sticky when they cannot be."""
         torch, col = self.torch, self.column
         assert col is not None
         if self.column_sum() == col["sum"]:
             return False
-        progress("inputs, reference or weights damaged by a mutant; restoring them")
-        for w in col["sub"]["K"].weight_sets:
-            w.forget(self.device)
-        col["inputs"] = col["build"]()
-        with torch.no_grad():
-            col["ref"] = col["sub"]["fields"]["ref"](col["inputs"], torch)
-        if self.column_sum() != col["sum"]:
-            raise Sticky("the inputs, reference and weights could not be restored to their checksum")
+        whole = col["sum"]
+        if self.column_sum(kept=False) != col["base_sum"]:
+            progress("inputs, reference or weights damaged by a mutant; restoring them")
+            for w in col["sub"]["K"].weight_sets:
+                w.forget(self.device)
+            col["inputs"] = col["build"]()
+            with torch.no_grad():
+                col["ref"] = col["sub"]["fields"]["ref"](col["inputs"], torch)
+            if self.column_sum(kept=False) != col["base_sum"]:
+                raise Sticky("the inputs, reference and weights could not be restored to their checksum")
+        if self.column_sum() != whole:
+            progress("the original's kept step outputs damaged by a mutant; running the original again")
+            col.pop("steps_original", None)
+            col.pop("steps_flat", None)
+            again = self.evaluate({"eval": -1, "mutant": None, "image": None, "scope": [], "transform": None}, announce=False)
+            self.original_out = None
+            if again.get("crash") or again.get("environment") or self.column_sum() != whole:
+                raise Sticky("the original's step outputs could not be restored to their checksum")
         return True
 
     # One evaluation
@@ -740,7 +755,14 @@ class Worker:
         if req["eval"] < 0:
             free = None if self.cpu else torch.cuda.mem_get_info(self.device)[0]
             kept, where, nbytes = depth.keep(capture.outputs(), torch, free)
-            col.update(steps_original=kept, steps_keep=where, steps_kept_bytes=nbytes, steps_launches=[launch_key(s) for s in capture.steps])
+            flat = None
+            if where == "device":
+                # One checksummed buffer (the column's sum covers it): a mutant's verdict now
+                # rests on these outputs, so a stray write into them must not go unseen.
+                flat, kept = depth.pack(kept, torch)
+            col.update(steps_original=kept, steps_flat=flat, steps_keep=where, steps_kept_bytes=nbytes,
+                       steps_launches=[launch_key(s) for s in capture.steps])
+            col["sum"] = self.column_sum()
             if self.rows_wanted():
                 col.update(steps_reads=depth.producers(capture.steps), steps_kernels=[s.kernel for s in capture.steps])
             return

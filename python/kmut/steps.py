@@ -139,6 +139,32 @@ def keep(outputs: list[Any], torch: Any, free_bytes: int | None) -> tuple[list[A
     return [t.detach().to("cpu") for t in outputs], "host", 0
 
 
+# Each kept output starts at a multiple of this many bytes in the packed buffer (any dtype's
+# alignment, and the GPU's preferred one).
+PACK_ALIGN = 256
+
+
+def pack(outputs: list[Any], torch: Any) -> tuple[Any, list[Any]]:
+    """Copies of `outputs` laid end to end in one byte buffer on their device, and a view of it
+    for each, with its dtype and shape. The run worker keeps the original's step outputs this
+    way: a mutant's run reads them (its replayed prefix, its per-step rows), so a stray write
+    into them must be seen, and one buffer is one more tensor in the column's checksum where
+    hundreds of step outputs would be hundreds."""
+    sizes = [t.numel() * t.element_size() for t in outputs]
+    offsets, at = [], 0
+    for n in sizes:
+        offsets.append(at)
+        at += -(-n // PACK_ALIGN) * PACK_ALIGN
+    # Zeroed: the padding between outputs is part of the checksum, the same in every packing.
+    flat = torch.zeros(max(at, PACK_ALIGN), dtype=torch.uint8, device=outputs[0].device)
+    views = []
+    for t, off, n in zip(outputs, offsets, sizes):
+        v = flat[off : off + n].view(t.dtype).view(tuple(t.shape))
+        v.copy_(t)
+        views.append(v)
+    return flat, views
+
+
 def _identical(pairs: list[tuple[Any, Any]], torch: Any) -> list[bool]:
     """Which (original, mutant) step outputs are bit for bit equal (same shape, every element
     ==; a NaN never is): one transfer per device for all the steps, not one sync per step."""

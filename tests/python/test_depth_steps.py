@@ -121,3 +121,17 @@ def test_the_contract_refuses_a_pipeline_step_that_writes_no_output_buffer():
     validate.check_step_outputs([step("k0", x, a), step("k1", a, w, torch.empty(4))], owned, "demo.py")
     with pytest.raises(ContractError, match=r"step 1 \(k1\) writes no output buffer"):
         validate.check_step_outputs([step("k0", x, a), step("k1", a, w)], owned, "demo.py")
+
+
+def test_packed_outputs_are_aligned_copies_in_one_buffer():
+    outs = [torch.arange(5, dtype=torch.float32), torch.ones(2, 3, dtype=torch.float64), torch.zeros(0), torch.tensor([7], dtype=torch.int32)]
+    flat, views = steps.pack(outs, torch)
+    assert [v.dtype for v in views] == [o.dtype for o in outs] and [v.shape for v in views] == [o.shape for o in outs]
+    assert all(torch.equal(v, o) for v, o in zip(views, outs))
+    base = flat.data_ptr()
+    assert all((v.data_ptr() - base) % steps.PACK_ALIGN == 0 for v in views if v.numel())
+    assert all(v.untyped_storage().data_ptr() == flat.untyped_storage().data_ptr() for v in views), "one buffer"
+    outs[0].fill_(-1.0)
+    assert views[0].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0], "copies, not the original run's buffers"
+    flat[steps.PACK_ALIGN] = 9  # a stray byte in the second output shows in it
+    assert not torch.equal(views[1], torch.ones(2, 3, dtype=torch.float64))

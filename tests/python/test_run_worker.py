@@ -402,3 +402,45 @@ def test_replayed_steps_are_copied_in_order_and_never_launched():
     assert ran == ["c"], "the two replayed steps are not launched"
     assert h.tolist() == [7.0] * 4, "step 1 rewrote step 0's buffer after it: its value is the one left"
     assert y.tolist() == [8.0] * 4, "the first launched step reads the replayed state"
+
+
+def test_a_stray_write_into_the_kept_step_outputs_is_caught_and_the_original_run_again():
+    """The original's kept step outputs decide verdicts now (the replayed prefix): the column's
+    checksum covers their packed buffer, and damage there runs the original again instead of
+    letting later mutants start from a corrupted state; the inputs are not rebuilt for it."""
+    from kmut import steps as depth
+
+    class NoWeights:
+        weight_sets: list = []
+
+    rebuilt: list[str] = []
+    w = Worker.__new__(Worker)
+    w.cpu, w.torch, w.device = True, torch, torch.device("cpu")
+    good = [torch.arange(4.0), torch.arange(4.0) * 2]
+
+    def build():
+        rebuilt.append("inputs")
+        return [torch.ones(4)]
+
+    w.column = {"inputs": [torch.ones(4)], "ref": torch.ones(4), "build": build, "sub": {"K": NoWeights(), "fields": {"ref": lambda x, t: x[0].clone()}}}
+    w.column["sum"] = w.column["base_sum"] = w.column_sum()
+
+    def original_run(req, announce=True):
+        assert req["eval"] == -1
+        rebuilt.append("original")
+        w.column["steps_flat"], w.column["steps_original"] = depth.pack(good, torch)
+        w.column["sum"] = w.column_sum()
+        return {"eval": -1, "tau": 0.0}
+
+    w.evaluate = original_run  # type: ignore[method-assign]
+    original_run({"eval": -1})
+    rebuilt.clear()
+    assert w.restore_if_damaged() is False
+    w.column["steps_original"][1][2] = 99.0  # a mutant's stray write into step 1's kept output
+    assert w.restore_if_damaged() is True
+    assert rebuilt == ["original"], "only the kept outputs are rebuilt"
+    assert w.column["steps_original"][1].tolist() == [0.0, 2.0, 4.0, 6.0]
+    w.column["inputs"][0][0] = 5.0  # damage to an input rebuilds the inputs, not the original's run
+    rebuilt.clear()
+    assert w.restore_if_damaged() is True and rebuilt == ["inputs"]
+    assert w.restore_if_damaged() is False
