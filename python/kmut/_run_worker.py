@@ -508,7 +508,11 @@ class Worker:
         self.original_out = None
         # The column's footprint: what this worker holds while evaluating on it (its weights,
         # inputs, reference, and one run's buffers), for the orchestrator's memory budget.
-        peak = None if self.cpu else torch.cuda.max_memory_reserved(self.device) + self.column.get("steps_kept_bytes", 0)
+        # Kept step outputs packed during the preparation are inside its peak already (packed
+        # while the original's run still held its buffers, which a mutant's run then reuses);
+        # unpacked ones would stay beside a mutant's run buffers.
+        unpacked = 0 if self.column.get("steps_flat") is not None else self.column.get("steps_kept_bytes", 0)
+        peak = None if self.cpu else torch.cuda.max_memory_reserved(self.device) + unpacked
         # Where a column's preparation goes (issue 21's next lever is read from these lines in
         # the run's workers log), one line per prepared column.
         progress(f"prepared {sub['fields']['name']} {name} seed {seed}: {phases}")

@@ -135,3 +135,9 @@ def test_packed_outputs_are_aligned_copies_in_one_buffer():
     assert views[0].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0], "copies, not the original run's buffers"
     flat[steps.PACK_ALIGN] = 9  # a stray byte in the second output shows in it
     assert not torch.equal(views[1], torch.ones(2, 3, dtype=torch.float64))
+
+
+def test_host_kept_steps_are_grouped_in_order_under_the_byte_limit():
+    assert steps._groups([4, 4, 4, 10, 1, 1], 8) == [[0, 1], [2], [3], [4, 5]], "a step over the limit goes alone"
+    assert steps._groups([], 8) == []
+    assert steps._groups([1, 2, 3], 100) == [[0, 1, 2]]

@@ -84,3 +84,17 @@ def test_more_steps_than_one_launch_takes(monkeypatch):
     monkeypatch.setattr(steps_fused, "MAX_STEPS_PER_LAUNCH", 3)
     pairs = [(torch.full((100,), float(i), device="cuda"), torch.full((100,), float(i) + 0.5 * (i % 2), device="cuda")) for i in range(8)]
     same(steps.step_errors([o for o, _ in pairs], [m for _, m in pairs], ATOL, RTOL, torch), torch_rows(pairs))
+
+
+@pytest.mark.gpu
+def test_originals_kept_on_the_host_are_measured_on_the_device_in_groups(monkeypatch):
+    """A column whose original step outputs did not fit the device's share keeps them on the
+    host; each evaluation brings them to the device a group at a time: the same rows as with
+    everything on the device, whatever the group size."""
+    g = torch.Generator().manual_seed(11)
+    origs = [torch.randn(n, generator=g) for n in (17, 4096, 100_000, 3, 65_536)]
+    outs = [(o * (1 + 1e-2 * torch.randn(o.numel(), generator=g))).cuda() if i % 2 else o.clone().cuda() for i, o in enumerate(origs)]
+    on_device = steps.step_errors([o.cuda() for o in origs], outs, ATOL, RTOL, torch)
+    for limit in (1, 20_000, 1 << 30):
+        monkeypatch.setattr(steps, "HOST_GROUP_BYTES", limit)
+        same(steps.step_errors(origs, outs, ATOL, RTOL, torch), on_device)
