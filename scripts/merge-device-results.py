@@ -7,7 +7,7 @@ inserted or replaced by primary key, so the device's compile records (its NVRTC'
 which its evaluations are labelled with) become the current ones. Run ids are kept as they are
 (the carried store's runs come back with them).
 
-Usage: scripts/merge-device-results.py RESULTS.sqlite.gz STORE.sqlite
+Usage: scripts/merge-device-results.py RESULTS.sqlite.gz|RESULTS.sqlite.xz STORE.sqlite
 
 A results file over the device's 16 MiB per file comes back split (scripts/device/common.sh):
 pass RESULTS.sqlite.gz as named and its parts RESULTS.sqlite.gz.part00, .part01, ... beside it are
@@ -18,6 +18,7 @@ import glob
 import os
 
 import gzip
+import lzma
 import shutil
 import sqlite3
 import sys
@@ -57,7 +58,10 @@ def main() -> int:
         return 2
     results, store = sys.argv[1], sys.argv[2]
     with tempfile.NamedTemporaryFile(suffix=".sqlite") as tmp:
-        with gzip.open(joined(results), "rb") as src:
+        # A device call's export is gzip; the merged campaign committed under docs/data/ is xz
+        # (2026-12-06: 15 MB instead of 26, inside the device call's 64 MiB carry).
+        opener = lzma.open if results.endswith(".xz") else gzip.open
+        with opener(joined(results), "rb") as src:
             shutil.copyfileobj(src, tmp)
         tmp.flush()
         db = sqlite3.connect(store)

@@ -140,3 +140,17 @@ def test_a_mutant_list_compiles_exactly_the_listed_mutants(kmut_cmd, tmp_path):
     empty.write_text("# nothing\n")
     out = subprocess.run(compile_cmd(kmut_cmd, tmp_path / "e.sqlite", "--mutants-from", str(empty)), capture_output=True, text=True, timeout=600)
     assert out.returncode != 0 and "empty.txt" in out.stderr and "names no mutant" in out.stderr
+
+
+def test_bench_compile_measures_the_same_images_on_every_pass(kmut_cmd):
+    """`kmut bench compile` times one thread, N threads and the NVRTC process pool on one sample,
+    and says how many images each made: a figure is only a rate of the same work."""
+    import re
+
+    out = subprocess.run([*kmut_cmd, "bench", "compile", GEMM, "--sample", "6", "--threads", "2"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    [(made, rejected)] = re.findall(r"(\d+) images made by every pass \((\d+) sources rejected", out.stdout)
+    assert int(made) + int(rejected) == 6 and int(made) > 0, out.stdout
+    assert re.search(r"one thread: [\d.]+ ms per mutant", out.stdout)
+    assert re.search(r"2 threads of one process: [\d.]+ mutants/s", out.stdout)
+    assert re.search(r"2 NVRTC processes \(kmut compile's pool\): [\d.]+ mutants/s", out.stdout)

@@ -82,3 +82,23 @@ def test_the_packed_device_store_keeps_every_result_but_the_per_step_rows(tmp_pa
     assert sqlite3.connect(src).execute("SELECT count(*) FROM step_errors").fetchone()[0] == 4
     over = subprocess.run([sys.executable, str(ROOT / "scripts/pack-device-store.py"), str(src), str(out), "--limit", "0"], capture_output=True, text=True)
     assert over.returncode == 1 and "over the 0 MB limit" in over.stderr
+
+
+def test_an_xz_export_merges_like_a_gzip_one(tmp_path):
+    """The merged campaign under docs/data/ is xz (it must fit a device call's carry); the merge
+    reads it by its suffix, and a gzip export as before."""
+    import lzma
+
+    export = tmp_path / "export.sqlite"
+    tiny_store(export)
+    raw = export.read_bytes()
+    for name, pack in (("results.sqlite.xz", lzma.compress), ("results.sqlite.gz", gzip.compress)):
+        (tmp_path / name).write_bytes(pack(raw))
+        store = tmp_path / f"{name}.store.sqlite"
+        db = sqlite3.connect(store)
+        db.executescript("CREATE TABLE evaluations (mutant TEXT, suite TEXT, run INTEGER, PRIMARY KEY (mutant, suite));"
+                         "CREATE TABLE step_errors (mutant TEXT, suite TEXT, step INTEGER, PRIMARY KEY (mutant, suite, step)) WITHOUT ROWID;")
+        db.close()
+        out = subprocess.run([sys.executable, str(ROOT / "scripts/merge-device-results.py"), str(tmp_path / name), str(store)],
+                             check=True, capture_output=True, text=True)
+        assert "'evaluations': 5" in out.stdout and "'step_errors': 4" in out.stdout, out.stdout

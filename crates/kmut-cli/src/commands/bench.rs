@@ -65,11 +65,16 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
     let sample: Vec<&String> = sources.iter().step_by(step).take(args.sample.max(1)).collect();
     let options = kmut_nvrtc::Options { arch: args.arch.clone(), extra: Vec::new() };
     let version = compiler.version()?;
+    // Every pass counts the images it made: a pass whose compiler rejected sources the others
+    // compiled measured something else (2026-12-06: a 16-process figure of 1,087 mutants/s on
+    // the H100 host, 78x one thread, came from a bench that did not look).
     let start = Instant::now();
+    let mut made = 0;
     for s in &sample {
-        compiler.compile(s, "kernel.cu", &options)?;
+        made += usize::from(compiler.compile(s, "kernel.cu", &options)?.image.is_some());
     }
     let one = start.elapsed().as_secs_f64() / sample.len() as f64;
+    let threaded_made = std::sync::atomic::AtomicUsize::new(0);
     let threads = args.threads.unwrap_or_else(crate::commands::cores);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let start = Instant::now();
@@ -78,7 +83,9 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(s) = sample.get(i) else { break };
-                let _ = compiler.compile(s, "kernel.cu", &options);
+                if compiler.compile(s, "kernel.cu", &options).is_ok_and(|o| o.image.is_some()) {
+                    threaded_made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
             });
         }
     });
@@ -96,28 +103,47 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
     let next = std::sync::atomic::AtomicUsize::new(0);
     let start = Instant::now();
     let failures = std::sync::atomic::AtomicUsize::new(0);
+    let pooled_made = std::sync::atomic::AtomicUsize::new(0);
+    let first_log = std::sync::Mutex::new(None::<String>);
     std::thread::scope(|scope| {
         for _ in 0..pool.size() {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(s) = sample.get(i) else { break };
-                if pool.compile(s, "kernel.cu", &options).is_err() {
-                    failures.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                match pool.compile(s, "kernel.cu", &options) {
+                    Ok(o) if o.image.is_some() => {
+                        pooled_made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    Ok(o) => {
+                        first_log.lock().expect("log lock").get_or_insert(o.log);
+                    }
+                    Err(_) => {
+                        failures.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
                 }
             });
         }
     });
     let pooled = start.elapsed().as_secs_f64();
     anyhow::ensure!(failures.into_inner() == 0, "the compile pool failed on some sources");
+    let (threaded_made, pooled_made) = (threaded_made.into_inner(), pooled_made.into_inner());
+    anyhow::ensure!(
+        threaded_made == made && pooled_made == made,
+        "the passes made different images from the same {} sources (one thread {made}, {threads} threads {threaded_made}, pool {pooled_made}): \
+         their rates would not measure the same work; first pool log: {}",
+        sample.len(),
+        first_log.into_inner().expect("log lock").unwrap_or_default().lines().take(5).collect::<Vec<_>>().join(" | ")
+    );
     println!(
-        "NVRTC {}.{} -arch={}: {} mutants (of {}) from {} substrate(s), {} cores",
+        "NVRTC {}.{} -arch={}: {} mutants (of {}) from {} substrate(s), {} cores; {made} images made by every pass ({} sources rejected by NVRTC in each)",
         version.0,
         version.1,
         args.arch,
         sample.len(),
         sources.len(),
         args.substrates.len(),
-        crate::commands::cores()
+        crate::commands::cores(),
+        sample.len() - made
     );
     println!("one thread: {:.1} ms per mutant (published NVRTC path: 84 ms; torch extension path: about 200,000 ms)", one * 1e3);
     let rate = |secs: f64| {
