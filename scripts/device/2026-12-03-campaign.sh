@@ -116,8 +116,11 @@ if [ "${FILL_LIMIT:-0}" != 0 ]; then
 fi
 if [ "${BENCH_LIMIT:-0}" != 0 ]; then
   stamp "bench run start"
-  timeout -k 15 -s INT "$(cap "$BENCH_LIMIT")" python3 -m kmut bench run --max-per-rule 1 --sample "${BENCH_SAMPLE:-300}" --seed 0 \
-    --baseline none --workers-per-gpu "${WIT_WORKERS:-6}" "${spares[@]}" > "$L/bench-run.txt" 2> "$L/bench-run.err"
+  # BENCH_BASELINE (default none) and BENCH_SUBSTRATES (default: every accepted one), e.g.
+  # BENCH_BASELINE=no-prefix BENCH_SUBSTRATES="substrates/accepted/L3p*.py" for the replayed prefix alone.
+  # shellcheck disable=SC2086
+  timeout -k 15 -s INT "$(cap "$BENCH_LIMIT")" python3 -m kmut bench run ${BENCH_SUBSTRATES:-} --max-per-rule 1 --sample "${BENCH_SAMPLE:-300}" --seed 0 \
+    --baseline "${BENCH_BASELINE:-none}" --workers-per-gpu "${WIT_WORKERS:-6}" "${spares[@]}" > "$L/bench-run.txt" 2> "$L/bench-run.err"
   stamp "bench run end $?"; cat "$L/bench-run.txt"; grep -v "^  \[worker" "$L/bench-run.err" | tail -n 4
 fi
 export_results
