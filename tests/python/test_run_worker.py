@@ -374,11 +374,16 @@ def test_a_mutant_replays_the_steps_before_its_first_changed_one():
     assert w.prefix_steps({**mutant, "scope": []}, seq) == 0, "no scope: every kernel is the mutant's"
     assert w.prefix_steps({"eval": -1, "image": None, "scope": []}, seq) == 0, "the original's own run launches every step"
     # A host-side change (a launch mutant: no image) starts at the step whose launch it altered.
-    grid = apply_transform(seq, {"transform": "grid_x", "step": 2, "delta": 1})
-    assert w.prefix_steps({"eval": 3, "image": None}, grid) == 2
+    widen = {"transform": "grid_x", "step": 2, "delta": 1}
+    assert w.prefix_steps({"eval": 3, "image": None, "transform": widen}, apply_transform(seq, widen)) == 2
     assert w.prefix_steps({"eval": 3, "image": None}, seq) == 3, "nothing changed: the whole run is the original's"
+    # A rounded-down cdiv acts inside `launch`: every launch is compared with the original's.
+    floor = {"eval": 3, "image": None, "transform": {"transform": "cdiv_floor", "call": 0}}
+    assert w.prefix_steps(floor, seq) == 3, "a floor that changed no launch replays them all"
+    smaller_grid = [seq[0], seq[1], Step("kc", (0, 1, 1), (4, 1, 1), [b, c], [])]
+    assert w.prefix_steps(floor, smaller_grid) == 2
     bigger = [seq[0], Step("kb", (1, 1, 1), (8, 1, 1), [a, torch.empty(9)], []), seq[2]]
-    assert w.prefix_steps({"eval": 3, "image": None}, bigger) == 1, "an argument of another shape is another launch"
+    assert w.prefix_steps(floor, bigger) == 1, "an argument of another shape is another launch"
     assert prefix_worker(kept, launches, ["ka", "kb", "kc"], keep="host").prefix_steps(mutant, seq) == 0
     assert prefix_worker(kept, launches, ["ka", "kb", "kc"], on=False).prefix_steps(mutant, seq) == 0
     assert prefix_worker(kept[:2], launches[:2], ["ka", "kb", "kc"]).prefix_steps(mutant, seq) == 0
