@@ -68,8 +68,13 @@ pub fn run(args: &CeilingArgs, env: &Environment) -> anyhow::Result<ExitStatus> 
         jobs.push(CeilingJob { plan: plan.clone(), generators: generators.clone(), sizes: sizes.clone(), known });
     }
     let log = PathBuf::from(format!("{}.workers.log", store.path().display()));
-    let mut worker_command =
-        if args.worker.is_empty() { vec![env.python.display().to_string(), "-m".into(), "kmut._run_worker".into()] } else { args.worker.clone() };
+    // A probe runs only the original: no mutant's prefix will be replayed from its step outputs,
+    // so the worker keeps none.
+    let mut worker_command = if args.worker.is_empty() {
+        vec![env.python.display().to_string(), "-m".into(), "kmut._run_worker".into(), "--no-skip-prefix".into()]
+    } else {
+        args.worker.clone()
+    };
     let workers = match backend {
         Backend::Gpu => args.workers.max(1),
         Backend::Cpu => {
