@@ -496,7 +496,7 @@ class Worker:
         # Without the kept step outputs (not yet kept): the base a restore rebuilds to.
         self.column["sum"] = self.column["base_sum"] = self.column_sum()
         phases.mark("checksum")
-        original = self.evaluate({"eval": -1, "mutant": None, "image": None, "scope": [], "transform": None}, announce=False)
+        original = self.run_original()
         phases.mark("original")
         if original.get("environment"):
             raise MemoryError(original["environment"])
@@ -508,17 +508,20 @@ class Worker:
         self.original_out = None
         # The column's footprint: what this worker holds while evaluating on it (its weights,
         # inputs, reference, and one run's buffers), for the orchestrator's memory budget.
-        # Kept step outputs packed during the preparation are inside its peak already (packed
-        # while the original's run still held its buffers, which a mutant's run then reuses);
-        # unpacked ones would stay beside a mutant's run buffers.
-        unpacked = 0 if self.column.get("steps_flat") is not None else self.column.get("steps_kept_bytes", 0)
-        peak = None if self.cpu else torch.cuda.max_memory_reserved(self.device) + unpacked
+        # Step outputs kept on the device are packed during the preparation, while the original's
+        # run still holds its buffers (which a mutant's run then reuses): its peak counts them.
+        peak = None if self.cpu else torch.cuda.max_memory_reserved(self.device)
         # Where a column's preparation goes (issue 21's next lever is read from these lines in
         # the run's workers log), one line per prepared column.
         progress(f"prepared {sub['fields']['name']} {name} seed {seed}: {phases}")
         emit("column", suite=name, seed=seed, sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
              kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak, **validity,
              **self.steps_layout())
+
+    def run_original(self) -> dict[str, Any]:
+        """The original's run on the current column (eval -1): its outputs, kept step outputs and
+        the column's checksum over them (`record_steps`)."""
+        return self.evaluate({"eval": -1, "mutant": None, "image": None, "scope": [], "transform": None}, announce=False)
 
     def known_validity(self, sub: dict[str, Any], name: str, seed: int, sizes: dict[str, int], margin: float) -> dict[str, Any]:
         """The validity gate's verdict on the current column: computed here, or read from the
@@ -607,7 +610,7 @@ class Worker:
             progress("the original's kept step outputs damaged by a mutant; running the original again")
             col.pop("steps_original", None)
             col.pop("steps_flat", None)
-            again = self.evaluate({"eval": -1, "mutant": None, "image": None, "scope": [], "transform": None}, announce=False)
+            again = self.run_original()
             self.original_out = None
             if again.get("crash") or again.get("environment") or self.column_sum() != whole:
                 raise Sticky("the original's step outputs could not be restored to their checksum")
@@ -758,13 +761,13 @@ class Worker:
             return
         if req["eval"] < 0:
             free = None if self.cpu else torch.cuda.mem_get_info(self.device)[0]
-            kept, where, nbytes = depth.keep(capture.outputs(), torch, free)
+            kept, where, _ = depth.keep(capture.outputs(), torch, free)
             flat = None
             if where == "device":
                 # One checksummed buffer (the column's sum covers it): a mutant's verdict now
                 # rests on these outputs, so a stray write into them must not go unseen.
                 flat, kept = depth.pack(kept, torch)
-            col.update(steps_original=kept, steps_flat=flat, steps_keep=where, steps_kept_bytes=nbytes,
+            col.update(steps_original=kept, steps_flat=flat, steps_keep=where,
                        steps_launches=[launch_key(s) for s in capture.steps])
             col["sum"] = self.column_sum()
             if self.rows_wanted():

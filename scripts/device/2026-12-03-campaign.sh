@@ -57,8 +57,8 @@ if [ "${WIT_LIMIT:-0}" != 0 ]; then
   timeout -k 15 -s INT "$(cap "$WIT_LIMIT")" python3 -m kmut witness --store "$wit" --max-per-rule 1 --sample 1500 --seed 1 \
     --workers-per-gpu "${WIT_WORKERS:-6}" "${spares[@]}" --scratch "$SCRATCH" --budget "${WIT_BUDGET:-300s}" > "$L/witness.txt" 2> "$L/witness.err"
   stamp "witness end $?"; kill "$smi" 2>/dev/null
-  grep -v "^  \[worker" "$L/witness.err" | grep -v "^run: removed" | tail -n 6
-  grep -h "pipeline steps" "$L/witness.err"
+  grep -v "^  \[worker" "$L/witness.err" | grep -v "^run: removed" | grep -v "pipeline steps" | tail -n 6
+  grep -h "pipeline steps" "$L/witness.err"  # once: the tails above leave it out
   python3 - "$L/smi-witness.csv" <<'PY'
 import sys
 rows = [line.split(",") for line in open(sys.argv[1]) if line.strip()]
@@ -98,8 +98,8 @@ if [ "${L3_LIMIT:-0}" != 0 ]; then
   timeout -k 15 -s INT "$(cap "$L3_LIMIT")" python3 -m kmut run substrates/accepted/L3p*.py --store "$wit" --max-per-rule 1 \
     --sample "${L3_SAMPLE:-1500}" --seed 2 --workers-per-gpu "${WIT_WORKERS:-6}" "${spares[@]}" --scratch "$SCRATCH" --budget "${L3_BUDGET:-300s}" \
     > "$L/l3.txt" 2> "$L/l3.err"
-  stamp "level-3 sample end $?"; grep -v "^  \[worker" "$L/l3.err" | grep -v "^run: removed" | tail -n 5
-  grep -h "pipeline steps" "$L/l3.err"
+  stamp "level-3 sample end $?"; grep -v "^  \[worker" "$L/l3.err" | grep -v "^run: removed" | grep -v "pipeline steps" | tail -n 5
+  grep -h "pipeline steps" "$L/l3.err"  # once: the tails above leave it out
   python3 -m kmut depth --store "$wit" > "$L/depth.txt" 2>&1; sed -n 1,30p "$L/depth.txt"
   # The published depth figures are over distinct (live) mutants: print those too.
   python3 -m kmut depth --store "$wit" --denominator live > "$L/depth-live.txt" 2>&1; grep -A6 "^survival by" "$L/depth-live.txt"
@@ -109,8 +109,8 @@ if [ "${FILL_LIMIT:-0}" != 0 ]; then
   timeout -k 15 -s INT "$(cap "$FILL_LIMIT")" python3 -m kmut run --store "$wit" --max-per-rule 1 --suites witness --full-matrix \
     --mutants-from .dev1/fill.txt --workers-per-gpu "${WIT_WORKERS:-6}" "${spares[@]}" --scratch "$SCRATCH" --budget "${FILL_BUDGET:-240s}" \
     > "$L/fill.txt" 2> "$L/fill.err"
-  stamp "matrix fill end $?"; grep -v "^  \[worker" "$L/fill.err" | grep -v "^run: removed" | tail -n 6
-  grep -h "pipeline steps" "$L/fill.err"
+  stamp "matrix fill end $?"; grep -v "^  \[worker" "$L/fill.err" | grep -v "^run: removed" | grep -v "pipeline steps" | tail -n 6
+  grep -h "pipeline steps" "$L/fill.err"  # once: the tails above leave it out
   prep_phases "$wit.workers.log" "$before"
   python3 -m kmut synth --store "$wit" > "$L/synth.txt" 2> "$L/synth.err"; sed -n 1,11p "$L/synth.txt"; grep "can still add" "$L/synth.err"
 fi
