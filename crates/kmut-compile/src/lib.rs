@@ -15,7 +15,7 @@ pub use cache::{source_key, CacheEntry, ImageCache};
 pub use classify::{classify, Compiled};
 pub use pool::{Compile, ProcessPool};
 pub use scope::Scopes;
-pub use stage::{CompileStage, Reporter, SubstrateSummary, Target};
+pub use stage::{longest_first, CompileStage, Reporter, SubstrateSummary, Target};
 
 /// The file name NVRTC sees for every source: the same everywhere, so it cannot make two
 /// images differ (and cached images stay valid for every stage).

@@ -193,7 +193,7 @@ impl CompileStage<'_> {
         record.image_hash.ok_or_else(|| CompileError::OriginalStillborn(format!("{}{scope_note}", desc.name), record.log))
     }
 
-    /// Compile `todo` on the thread pool; this thread is the one store writer, batching
+    /// Compile `todo` on the thread pool, the longest sources first; this thread is the one store writer, batching
     /// results into short transactions.
     #[allow(clippy::too_many_arguments)]
     fn compile_pending(
@@ -207,6 +207,7 @@ impl CompileStage<'_> {
         summary: &mut SubstrateSummary,
     ) -> Result<(), CompileError> {
         let total = summary.resumed + todo.len();
+        let todo = longest_first(todo.iter().collect(), |(_, _, source)| source.len());
         let next = AtomicUsize::new(0);
         let (tx, rx) = mpsc::channel::<Result<CompileRecord, CompileError>>();
         let mut compile_ms = 0.0;
@@ -214,7 +215,7 @@ impl CompileStage<'_> {
         std::thread::scope(|scope| {
             for _ in 0..self.threads.min(todo.len()).max(1) {
                 let tx = tx.clone();
-                let next = &next;
+                let (next, todo) = (&next, &todo);
                 scope.spawn(move || loop {
                     if interrupt.load(Ordering::Relaxed) {
                         break;
@@ -306,5 +307,26 @@ impl CompileStage<'_> {
         }
         store.put_classes(&target, &rows)?;
         Ok(())
+    }
+}
+
+/// `items` in the order to hand to parallel workers: the costliest first (by `cost`, a
+/// source's length for a compile), ties in their given order. Longest first bounds a pass's
+/// wall time at 4/3 of the best schedule (Graham's LPT bound); in the given order one large
+/// network's compile can be left running alone at the end of the pass.
+pub fn longest_first<T>(mut items: Vec<T>, cost: impl Fn(&T) -> usize) -> Vec<T> {
+    items.sort_by_key(|t| std::cmp::Reverse(cost(t)));
+    items
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::longest_first;
+
+    #[test]
+    fn longest_first_sorts_by_cost_descending_and_keeps_ties_in_order() {
+        let items = vec![("a", 3), ("b", 9), ("c", 3), ("d", 1), ("e", 9)];
+        let names: Vec<&str> = longest_first(items, |t| t.1).into_iter().map(|t| t.0).collect();
+        assert_eq!(names, ["b", "e", "a", "c", "d"]);
     }
 }
