@@ -5,7 +5,6 @@
 use std::time::Instant;
 
 use anyhow::Context as _;
-use kmut_compile::Compile as _;
 use kmut_rules::RULES;
 
 use crate::args::BenchMutateArgs;
@@ -82,65 +81,22 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
     // The parallel passes take the longest sources first, as the compile stage does, so a
     // pass's wall time is not one large network's compile left alone at its end.
     let sample = kmut_compile::longest_first(sample, |s| s.len());
-    let threaded_made = std::sync::atomic::AtomicUsize::new(0);
     let threads = args.threads.unwrap_or_else(crate::commands::cores);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let start = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(s) = sample.get(i) else { break };
-                if compiler.compile(s, "kernel.cu", &options).is_ok_and(|o| o.image.is_some()) {
-                    threaded_made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                }
-            });
-        }
-    });
-    let wall = start.elapsed().as_secs_f64();
+    let threaded = parallel_pass(&compiler, &sample, threads, &options);
     // The same sample on a pool of NVRTC processes, started and warmed before the clock.
     let pool = super::compile::compile_pool(&compiler, threads.max(2), env).expect("a pool of two or more");
     let warm: Vec<&String> = sample.iter().copied().cycle().take(pool.size()).collect();
-    std::thread::scope(|scope| {
-        for s in &warm {
-            let pool = &pool;
-            let options = &options;
-            scope.spawn(move || pool.compile(s, "kernel.cu", options));
-        }
-    });
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let start = Instant::now();
-    let failures = std::sync::atomic::AtomicUsize::new(0);
-    let pooled_made = std::sync::atomic::AtomicUsize::new(0);
-    let first_log = std::sync::Mutex::new(None::<String>);
-    std::thread::scope(|scope| {
-        for _ in 0..pool.size() {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(s) = sample.get(i) else { break };
-                match pool.compile(s, "kernel.cu", &options) {
-                    Ok(o) if o.image.is_some() => {
-                        pooled_made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    Ok(o) => {
-                        first_log.lock().expect("log lock").get_or_insert(o.log);
-                    }
-                    Err(_) => {
-                        failures.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                }
-            });
-        }
-    });
-    let pooled = start.elapsed().as_secs_f64();
-    anyhow::ensure!(failures.into_inner() == 0, "the compile pool failed on some sources");
-    let (threaded_made, pooled_made) = (threaded_made.into_inner(), pooled_made.into_inner());
+    parallel_pass(&pool, &warm, pool.size(), &options);
+    let pooled = parallel_pass(&pool, &sample, pool.size(), &options);
+    anyhow::ensure!(pooled.failures == 0, "the compile pool failed on some sources");
     anyhow::ensure!(
-        threaded_made == made && pooled_made == made,
-        "the passes made different images from the same {} sources (one thread {made}, {threads} threads {threaded_made}, pool {pooled_made}): \
+        threaded.made == made && pooled.made == made,
+        "the passes made different images from the same {} sources (one thread {made}, {threads} threads {}, pool {}): \
          their rates would not measure the same work; first pool log: {}",
         sample.len(),
-        first_log.into_inner().expect("log lock").unwrap_or_default().lines().take(5).collect::<Vec<_>>().join(" | ")
+        threaded.made,
+        pooled.made,
+        pooled.first_log.unwrap_or_default().lines().take(5).collect::<Vec<_>>().join(" | ")
     );
     println!(
         "NVRTC {}.{} -arch={}: {} mutants (of {}) from {} substrate(s), {} cores; {made} images made by every pass ({} sources rejected by NVRTC in each)",
@@ -166,9 +122,49 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
             one * sample.len() as f64 / secs
         )
     };
-    println!("{threads} threads of one process: {}", rate(wall));
-    println!("{} NVRTC processes (kmut compile's pool): {}", pool.size(), rate(pooled));
+    println!("{threads} threads of one process: {}", rate(threaded.secs));
+    println!("{} NVRTC processes (kmut compile's pool): {}", pool.size(), rate(pooled.secs));
     Ok(ExitStatus::Success)
+}
+
+/// What one timed parallel pass of `kmut bench compile` did.
+struct Pass {
+    secs: f64,
+    /// Sources that gave an image.
+    made: usize,
+    /// Sources the compiler could not run on (not NVRTC rejecting them).
+    failures: usize,
+    /// NVRTC's log of the first source it rejected.
+    first_log: Option<String>,
+}
+
+/// Compile `sample` on `workers` threads sharing `compiler` (one NVRTC, or the pool's
+/// processes), each taking the next source in the given order.
+fn parallel_pass(compiler: &dyn kmut_compile::Compile, sample: &[&String], workers: usize, options: &kmut_nvrtc::Options) -> Pass {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let (next, made, failures) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+    let first_log = std::sync::Mutex::new(None::<String>);
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some(s) = sample.get(next.fetch_add(1, Relaxed)) {
+                    match compiler.compile(s, "kernel.cu", options) {
+                        Ok(o) if o.image.is_some() => {
+                            made.fetch_add(1, Relaxed);
+                        }
+                        Ok(o) => {
+                            first_log.lock().expect("log lock").get_or_insert(o.log);
+                        }
+                        Err(_) => {
+                            failures.fetch_add(1, Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    Pass { secs: start.elapsed().as_secs_f64(), made: made.into_inner(), failures: failures.into_inner(), first_log: first_log.into_inner().expect("log lock") }
 }
 
 /// `kmut bench compare`: the comparisons run in the Python workers, so they are timed there
