@@ -57,7 +57,7 @@ from typing import Any
 
 from . import generators, jsonlines
 from .compare import compare
-from .machine import environment_failure, first_line
+from .machine import MachineFailure, environment_failure, first_line
 
 # Elements of canary before and after every buffer `launch` allocates: an index one row off
 # lands in them, not in a neighbouring allocation.
@@ -499,7 +499,7 @@ class Worker:
         original = self.run_original()
         phases.mark("original")
         if original.get("environment"):
-            raise MemoryError(original["environment"])
+            raise MachineFailure(original["environment"])
         if original.get("crash"):
             raise RuntimeError(f"the original kernel fails on {name} seed {seed}: {original['crash']}: {original.get('detail', '')}")
         self.column["original_tau"] = original["tau"]

@@ -19,11 +19,18 @@ def first_line(e: BaseException, limit: int = 300) -> str:
     return text.splitlines()[0][:limit] if text else type(e).__name__
 
 
+class MachineFailure(Exception):
+    """A failure already classified as the machine's (its message is `environment_failure`'s
+    reason), raised again where it surfaces: it keeps that reason, never wrapped a second time."""
+
+
 def environment_failure(e: BaseException, torch: Any) -> str | None:
     """Why `e` is the machine's failure and not the mutant's (out of device or host memory, a
     full disk or quota), or None. A mutant changes kernels and their launch configuration,
     never how much memory `launch` allocates, so running out of memory is never its verdict."""
     first = first_line(e)
+    if isinstance(e, MachineFailure):
+        return first
     oom = getattr(getattr(torch, "cuda", None), "OutOfMemoryError", None)
     if oom is not None and isinstance(e, oom):
         return f"out of GPU memory: {first}"
