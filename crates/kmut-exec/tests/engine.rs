@@ -122,6 +122,7 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         heavy_prep_grace: Duration::from_secs(30),
         validity_margin: None,
         steps_on_search: false,
+        advance_waves: true,
     }
 }
 
@@ -690,5 +691,44 @@ fn a_worker_joins_a_column_others_hold_only_when_its_preparation_pays() {
         } else {
             assert!(preps >= 3, "{preps}");
         }
+    }
+}
+
+#[test]
+fn an_idle_worker_carries_a_wave_s_survivors_to_the_next_column_with_first_kill_s_cells() {
+    // One substrate whose preparations report 100 s: a second worker never joins the column
+    // the first holds. With `advance_waves` off it stands idle until all eight mutants are done
+    // there; on, it takes the survivors on to the next column meanwhile. Either way the cells
+    // are exactly first kill's and each column is prepared once.
+    let ids = ["survive-a", "survive-b", "kill-c", "late-d", "survive-e", "survive-f", "late-g", "survive-h"];
+    for advance in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let plans = vec![setup(&mut store, "costlyprep_x", &ids)];
+        let sent = dir.path().join("sent.log");
+        let mut cfg = config(dir.path(), true, 2);
+        cfg.advance_waves = advance;
+        cfg.worker_command.extend(["--delay".into(), "0.15".into(), "--log".into(), sent.display().to_string()]);
+        let s = run(&mut store, &plans, cfg, 0);
+        assert_eq!((s.decided, s.killed), (ids.len(), 3), "{s:?}");
+        let cells = cells(&store, "costlyprep_x");
+        for id in ids {
+            let seeds: Vec<u64> = cells.iter().filter(|c| c.0 == id).map(|c| c.2).collect();
+            let want: Vec<u64> = match &id[..4] {
+                "kill" => vec![1],
+                "late" => vec![1, 2],
+                _ => vec![1, 2, 3],
+            };
+            assert_eq!(seeds, want, "{id}: first kill's cells, each once (advance {advance})");
+        }
+        let lines: Vec<String> = std::fs::read_to_string(&sent).unwrap().lines().map(str::to_owned).collect();
+        let second = lines.iter().position(|l| l.contains("\"op\":\"column\"") && l.contains("\"seed\":2")).expect("column 2 prepared");
+        let evals_before = lines[..second].iter().filter(|l| l.contains("\"op\":\"eval\"")).count();
+        if advance {
+            assert!(evals_before < ids.len(), "column 2 was prepared after {evals_before} evaluations: it waited for the whole first wave");
+        } else {
+            assert_eq!(evals_before, ids.len(), "without advance_waves column 2 opens when the first wave ended");
+        }
+        assert_eq!(preparations(&sent, "costlyprep_x"), 3, "one preparation per column (advance {advance})");
     }
 }

@@ -249,6 +249,7 @@ fn run_judge(
         // no validity gate (false kills are reported, not skipped).
         validity_margin: None,
         steps_on_search: false,
+        advance_waves: true,
     };
     let run_id = compiled.store.begin_run(&format!("audit {label}"), "", &compiled.target)?;
     let reporter = RunProgress::new();

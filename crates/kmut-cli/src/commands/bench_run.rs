@@ -31,6 +31,8 @@ struct Configuration {
     workers_per_device: usize,
     /// Extra worker flags (the baseline's `--compare fp64`).
     worker_flags: Vec<String>,
+    /// The engine's `advance_waves` (off: each first-kill column waits for its wave's end).
+    advance_waves: bool,
 }
 
 /// What one configuration did with the sample. Every rate is over the engine's wall time
@@ -95,7 +97,13 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
         // are compiled again into its own cold cache.
         let mut compiled = compile_substrates(&run.substrates, &run.select, &run.compile, Some(&dir.join("bench.sqlite")), env, &interrupt, "bench run")?;
         anyhow::ensure!(!compiled.interrupted, "interrupted while compiling");
-        let this = Configuration { name: "this".into(), devices: machines.devices.clone(), workers_per_device: machines.workers, worker_flags: vec![] };
+        let this = Configuration {
+            name: "this".into(),
+            devices: machines.devices.clone(),
+            workers_per_device: machines.workers,
+            worker_flags: vec![],
+            advance_waves: true,
+        };
         let baseline = match args.baseline.as_str() {
             // Only the given configuration: where both would not fit one sitting (a device call's
             // ten minutes), commits compare through the table rows of the same sample and seed.
@@ -103,12 +111,15 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             "one-gpu" => Some(Configuration { name: "one-gpu".into(), devices: machines.devices[..1].to_vec(), ..this.clone() }),
             // One lever alone: every pipeline step launched, nothing else changed.
             "no-prefix" => Some(Configuration { name: "no-prefix".into(), worker_flags: vec!["--no-skip-prefix".into()], ..this.clone() }),
+            // One lever alone: each first-kill column waits for the wave before it to end.
+            "waves" => Some(Configuration { name: "waves".into(), advance_waves: false, ..this.clone() }),
             // The defaults before the throughput work: two workers per GPU, float64 throughout,
             // every pipeline step launched.
             _ => Some(Configuration {
                 name: "previous".into(),
                 workers_per_device: if backend == Backend::Gpu { 2 } else { machines.workers },
                 worker_flags: vec!["--compare".into(), "fp64".into(), "--no-skip-prefix".into()],
+                advance_waves: false,
                 ..this.clone()
             }),
         };
@@ -192,6 +203,7 @@ fn measure(
     let log = dir.join(format!("workers-{}.log", c.name));
     let mut config = engine_config(run, setting, command, scratch, log.clone(), target);
     config.round = Some(first_round(setting.devices, setting.workers, plans.len()));
+    config.advance_waves = c.advance_waves;
     let run_id = compiled.store.begin_run(&format!("bench run {}", c.name), "", &compiled.target)?;
     let reporter = RunProgress::new();
     let busy = (setting.backend == Backend::Gpu).then(|| BusySampler::start(setting.devices)).flatten();

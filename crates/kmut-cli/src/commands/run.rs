@@ -231,6 +231,7 @@ pub(crate) fn engine_config(args: &RunArgs, s: &Setting<'_>, worker_command: Vec
         // The witness search's validity gate: within this much of the fp64 reference.
         validity_margin: s.inputs.is_witness().then(|| args.margin * s.protocol.tolerance()),
         steps_on_search: args.search_steps,
+        advance_waves: true,
     }
 }
 

@@ -95,6 +95,10 @@ pub struct EngineConfig {
     /// Capture per-step rows on a witness search's columns too (`kmut witness --search-steps`),
     /// not only on the protocol's own.
     pub steps_on_search: bool,
+    /// First kill: an idle worker carries a wave's survivors to their next column before the
+    /// wave ends (`advance_waves`); off, a column opens only when the wave before it ended
+    /// (`kmut bench run --baseline waves` measures the difference).
+    pub advance_waves: bool,
 }
 
 /// Progress as the engine sees it; the CLI draws it.

@@ -189,7 +189,20 @@ impl Engine<'_> {
             _ => {
                 // Choosing a column to prepare: none for mutants settled meanwhile.
                 self.prune_units();
-                let Some(k) = self.next_unit(i) else {
+                let mut next = self.next_unit(i);
+                if next.is_none() {
+                    // A column that an earlier one still feeds survivors: waiting for them is
+                    // cheaper than preparing another column and this one again after it.
+                    if self.slots[i].prepared.is_some_and(|k| self.fed_from_before(k)) {
+                        return;
+                    }
+                    // Otherwise, rather than wait for a first-kill wave to end, carry the
+                    // mutants that already survived it to their next column.
+                    if self.advance_waves() {
+                        next = self.next_unit(i);
+                    }
+                }
+                let Some(k) = next else {
                     self.release_idle_for(i);
                     return;
                 };
