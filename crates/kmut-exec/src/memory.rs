@@ -27,13 +27,27 @@ pub enum Need {
     Alone,
 }
 
+/// The sizes a column's inputs are drawn at, named from its suite: a generated column's last
+/// field (`W:signed:10:small` -> `small`, `W:boundary:1:batch=255` -> `batch=255`,
+/// `W:dense:1:official` -> `official`), `official` for the protocol's `T0_original`, and any
+/// other suite its own name. Columns of one class allocate the same buffers whatever their values.
+pub fn size_class(suite: &str) -> &str {
+    match suite.strip_prefix("W:") {
+        Some(rest) => rest.split(':').nth(2).unwrap_or(suite),
+        None if suite == "T0_original" => "official",
+        None => suite,
+    }
+}
+
 /// Footprints and holdings of every device.
 #[derive(Debug, Default)]
 pub struct Ledger {
     /// Bytes the ledger hands out per device, once a worker on it reported the total.
     budget: HashMap<u32, u64>,
-    /// Measured peaks by (substrate, column), and the largest per substrate.
+    /// Measured peaks by (substrate, column), the largest per substrate and size class
+    /// (`size_class`), and the largest per substrate.
     measured: HashMap<(usize, usize), u64>,
+    by_class: HashMap<(usize, String), u64>,
     largest: HashMap<usize, u64>,
 }
 
@@ -47,20 +61,28 @@ impl Ledger {
         self.budget.get(&device).copied()
     }
 
-    /// A column's measured peak, from this run or a stored baseline.
-    pub fn measured(&mut self, sub: usize, col: usize, bytes: u64) {
+    /// A column's measured peak, from this run or a stored baseline; `class` is its
+    /// `size_class`.
+    pub fn measured(&mut self, sub: usize, col: usize, class: &str, bytes: u64) {
         self.measured.insert((sub, col), bytes);
-        let l = self.largest.entry(sub).or_insert(0);
-        *l = (*l).max(bytes);
+        for l in [self.by_class.entry((sub, class.to_owned())).or_insert(0), self.largest.entry(sub).or_insert(0)] {
+            *l = (*l).max(bytes);
+        }
     }
 
-    /// What preparing column `col` of `sub` needs: its own measurement, else the largest of
-    /// its substrate's (another suite of the same weights), else unknown.
-    pub fn need(&self, sub: usize, col: usize, alone: bool) -> Need {
+    /// What preparing column `col` (of size class `class`) of `sub` needs: its own
+    /// measurement, else the largest of its substrate's columns of the same sizes, else the
+    /// largest of its substrate's (another suite of the same weights), else unknown. Without
+    /// the class step a witness search's small generated columns of a network were budgeted
+    /// at its largest boundary or official column (11 GiB for a vanilla RNN's, 72 GiB for a vision
+    /// transformer's: the whole device), so a few ran at a time while the other workers waited
+    /// (2026-12-06: idle 74% at the search's tail).
+    pub fn need(&self, sub: usize, col: usize, class: &str, alone: bool) -> Need {
         if alone {
             return Need::Alone;
         }
-        match self.measured.get(&(sub, col)).or_else(|| self.largest.get(&sub)) {
+        let same_sizes = || self.by_class.get(&(sub, class.to_owned()));
+        match self.measured.get(&(sub, col)).or_else(same_sizes).or_else(|| self.largest.get(&sub)) {
             Some(&b) => Need::Bytes((b as f64 * MARGIN) as u64),
             None => Need::Unknown,
         }
@@ -106,17 +128,17 @@ mod tests {
         let mut l = Ledger::default();
         l.set_total(0, 100 * GIB);
         assert_eq!(l.budget(0), Some(85 * GIB));
-        l.measured(3, 0, 40 * GIB);
-        let need = l.need(3, 0, false);
+        l.measured(3, 0, "official", 40 * GIB);
+        let need = l.need(3, 0, "official", false);
         assert_eq!(need, Need::Bytes(46 * GIB));
         assert!(l.fits(0, need, 4, 30 * GIB));
         assert!(!l.fits(0, need, 4, 40 * GIB));
         // Another column of the same substrate is assumed as large as its largest.
-        assert_eq!(l.need(3, 4, false), need);
+        assert_eq!(l.need(3, 4, "small", false), need);
         // Larger than the whole budget: only on an empty device.
-        l.measured(5, 0, 90 * GIB);
-        assert!(!l.fits(0, l.need(5, 0, false), 4, GIB));
-        assert!(l.fits(0, l.need(5, 0, false), 4, 0));
+        l.measured(5, 0, "official", 90 * GIB);
+        assert!(!l.fits(0, l.need(5, 0, "official", false), 4, GIB));
+        assert!(l.fits(0, l.need(5, 0, "official", false), 4, 0));
     }
 
     #[test]
@@ -130,5 +152,30 @@ mod tests {
         assert!(l.fits(1, Need::Alone, 4, 0));
         // Devices keep their own budgets.
         assert!(l.fits(0, Need::Alone, 4, 1));
+    }
+
+    #[test]
+    fn an_unmeasured_column_is_budgeted_like_its_substrate_s_columns_of_the_same_sizes() {
+        let mut l = Ledger::default();
+        l.set_total(0, 80 * GIB);
+        l.measured(2, 0, size_class("T0_original"), 11 * GIB);
+        l.measured(2, 7, size_class("W:signed:10:small"), GIB / 100);
+        // Another small column: the small one's footprint, not the official one's.
+        assert_eq!(l.need(2, 8, size_class("W:ties:1000:small"), false), Need::Bytes((GIB as f64 / 100.0 * MARGIN) as u64));
+        // An official-sized generated column: the official one's.
+        assert_eq!(l.need(2, 9, size_class("W:dense:1:official"), false), Need::Bytes((11.0 * GIB as f64 * MARGIN) as u64));
+        // Sizes never measured (a boundary size): the substrate's largest, as before.
+        assert_eq!(l.need(2, 10, size_class("W:boundary:1:batch=513"), false), Need::Bytes((11.0 * GIB as f64 * MARGIN) as u64));
+        // Nothing measured for the substrate: unknown.
+        assert_eq!(l.need(3, 0, "small", false), Need::Unknown);
+    }
+
+    #[test]
+    fn size_classes_come_from_the_suite_name() {
+        assert_eq!(size_class("W:signed:10:small"), "small");
+        assert_eq!(size_class("W:boundary:1:batch=255"), "batch=255");
+        assert_eq!(size_class("W:normal:1:official:1"), "official");
+        assert_eq!(size_class("T0_original"), "official");
+        assert_eq!(size_class("T1_remainder"), "T1_remainder");
     }
 }

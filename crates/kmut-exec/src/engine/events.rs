@@ -28,7 +28,7 @@ impl Engine<'_> {
                 self.slots[i].prepared = Some(unit);
                 self.slots[i].state = SlotState::Idle;
                 if let Some(peak) = report.peak_bytes {
-                    self.ledger.measured(unit.sub, unit.col, peak);
+                    self.ledger.measured(unit.sub, unit.col, crate::memory::size_class(&self.plans[unit.sub].columns[unit.col].suite), peak);
                     self.slots[i].held = peak;
                 }
                 if self.alone.remove(&unit) {

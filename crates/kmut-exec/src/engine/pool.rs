@@ -246,7 +246,7 @@ impl Engine<'_> {
         // the CPU, hold the same weights) for nothing.
         // Likewise a substrate never measured: its first column's footprint budgets the rest.
         let preparing = |k: &UnitKey| {
-            let unmeasured = self.ledger.need(k.sub, k.col, false) == Need::Unknown;
+            let unmeasured = self.need_of(*k, false) == Need::Unknown;
             self.slots.iter().any(|s| matches!(s.state, SlotState::Preparing { unit, .. } if unit == *k || unmeasured && unit.sub == k.sub))
         };
         let others = self.held_by_others(i);
@@ -296,7 +296,13 @@ impl Engine<'_> {
     }
 
     pub(super) fn need(&self, unit: UnitKey) -> Need {
-        self.ledger.need(unit.sub, unit.col, self.alone.contains(&unit))
+        self.need_of(unit, self.alone.contains(&unit))
+    }
+
+    /// The ledger's need for `unit`, with its column's size class.
+    fn need_of(&self, unit: UnitKey, alone: bool) -> Need {
+        let class = crate::memory::size_class(&self.plans[unit.sub].columns[unit.col].suite);
+        self.ledger.need(unit.sub, unit.col, class, alone)
     }
 
     /// Device bytes held by the other workers on slot `i`'s device.

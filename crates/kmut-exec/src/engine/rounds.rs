@@ -48,7 +48,7 @@ impl Engine<'_> {
             for b in self.store.baselines(&plan.name, &self.config.target)? {
                 let Some(col) = plan.columns.iter().position(|k| k.suite == b.suite && k.seed == b.seed) else { continue };
                 if let Some(bytes) = b.peak_bytes {
-                    self.ledger.measured(sub, col, bytes);
+                    self.ledger.measured(sub, col, crate::memory::size_class(&plan.columns[col].suite), bytes);
                 }
                 if b.valid == Some(false) && b.image.as_deref() == Some(plan.original_id.as_str()) && self.config.validity_margin.is_some() {
                     self.invalid.insert(UnitKey { sub, col });
