@@ -76,7 +76,7 @@ impl Ledger {
     /// the class step a witness search's small generated columns of a network were budgeted
     /// at its largest boundary or official column (11 GiB for a vanilla RNN's, 72 GiB for a vision
     /// transformer's: the whole device), so a few ran at a time while the other workers waited
-    /// (2026-12-06: idle 74% at the search's tail).
+    /// (2026-12-06: three at a time at the search's tail, the slots idle 74% of that call).
     pub fn need(&self, sub: usize, col: usize, class: &str, alone: bool) -> Need {
         if alone {
             return Need::Alone;
