@@ -47,7 +47,7 @@ pub struct Ledger {
     /// Measured peaks by (substrate, column), the largest per substrate and size class
     /// (`size_class`), and the largest per substrate.
     measured: HashMap<(usize, usize), u64>,
-    by_class: HashMap<(usize, String), u64>,
+    by_class: HashMap<usize, HashMap<String, u64>>,
     largest: HashMap<usize, u64>,
 }
 
@@ -65,7 +65,7 @@ impl Ledger {
     /// `size_class`.
     pub fn measured(&mut self, sub: usize, col: usize, class: &str, bytes: u64) {
         self.measured.insert((sub, col), bytes);
-        for l in [self.by_class.entry((sub, class.to_owned())).or_insert(0), self.largest.entry(sub).or_insert(0)] {
+        for l in [self.by_class.entry(sub).or_default().entry(class.to_owned()).or_insert(0), self.largest.entry(sub).or_insert(0)] {
             *l = (*l).max(bytes);
         }
     }
@@ -81,7 +81,8 @@ impl Ledger {
         if alone {
             return Need::Alone;
         }
-        let same_sizes = || self.by_class.get(&(sub, class.to_owned()));
+        // Asked for every unit a worker considers: looked up without allocating.
+        let same_sizes = || self.by_class.get(&sub).and_then(|m| m.get(class));
         match self.measured.get(&(sub, col)).or_else(same_sizes).or_else(|| self.largest.get(&sub)) {
             Some(&b) => Need::Bytes((b as f64 * MARGIN) as u64),
             None => Need::Unknown,

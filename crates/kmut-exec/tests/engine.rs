@@ -472,62 +472,72 @@ fn cells(store: &Store, substrate: &str) -> Vec<(String, String, u64)> {
 
 #[test]
 fn a_witness_search_prepares_its_columns_side_by_side_and_drops_a_mutant_killed_on_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
-    let plans = vec![search_plan(&mut store, "L1p1_x", &["late-a", "survive-b", "survive-c", "kill-d"], 4)];
-    let holdings = dir.path().join("holdings.log");
-    let sent = dir.path().join("sent.log");
-    let mut cfg = config(dir.path(), true, 3);
-    cfg.validity_margin = Some(5e-3);
-    cfg.worker_command.extend([
-        "--delay".into(),
-        "0.2".into(),
-        "--holdings".into(),
-        holdings.display().to_string(),
-        "--log".into(),
-        sent.display().to_string(),
-    ]);
-    let s = run(&mut store, &plans, cfg, 0);
-    assert_eq!(s.decided, 4, "{s:?}");
-    // Per-step rows are asked for on the protocol's column only, never on the search's.
-    for line in std::fs::read_to_string(&sent).unwrap().lines() {
-        let req: serde_json::Value = serde_json::from_str(line).unwrap();
-        if req["op"] == "column" {
-            let generated = req["suite"].as_str().unwrap().starts_with("W:");
-            assert_eq!(req["steps"], serde_json::Value::Bool(!generated), "{line}");
+    // With `advance_waves` (as runs have it) and without: a mutant surviving the protocol's
+    // column joins the search before the other mutants' first wave ends, so a worker freed
+    // from that wave can add one more evaluation in flight when the kill comes.
+    for advance in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let plans = vec![search_plan(&mut store, "L1p1_x", &["late-a", "survive-b", "survive-c", "kill-d"], 4)];
+        let holdings = dir.path().join("holdings.log");
+        let sent = dir.path().join("sent.log");
+        let mut cfg = config(dir.path(), true, 3);
+        cfg.advance_waves = advance;
+        cfg.validity_margin = Some(5e-3);
+        cfg.worker_command.extend([
+            "--delay".into(),
+            "0.2".into(),
+            "--holdings".into(),
+            holdings.display().to_string(),
+            "--log".into(),
+            sent.display().to_string(),
+        ]);
+        let s = run(&mut store, &plans, cfg, 0);
+        assert_eq!(s.decided, 4, "{s:?}");
+        // Per-step rows are asked for on the protocol's column only, never on the search's.
+        for line in std::fs::read_to_string(&sent).unwrap().lines() {
+            let req: serde_json::Value = serde_json::from_str(line).unwrap();
+            if req["op"] == "column" {
+                let generated = req["suite"].as_str().unwrap().starts_with("W:");
+                assert_eq!(req["steps"], serde_json::Value::Bool(!generated), "{line}");
+            }
         }
-    }
-    let cells = cells(&store, "L1p1_x");
-    let of = |id: &str| cells.iter().filter(|c| c.0 == id).count();
-    // Killed by the protocol's own column: never searched.
-    assert_eq!(of("kill-d"), 1);
-    // Survivors run on every column; the mutant killed in the search stops there: at most one
-    // evaluation per worker was in flight on it when its kill came.
-    assert_eq!((of("survive-b"), of("survive-c")), (5, 5));
-    assert!((2..=4).contains(&of("late-a")), "{cells:?}");
-    // Side by side: at some instant two workers held two different search columns (first-kill
-    // waves would hold at most one column of a substrate at a time).
-    let mut held: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
-    let mut apart = false;
-    let mut lines: Vec<(f64, Vec<String>)> = std::fs::read_to_string(&holdings)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let f: Vec<String> = l.split_whitespace().map(str::to_owned).collect();
-            (f[0].parse().unwrap(), f)
-        })
-        .collect();
-    lines.sort_by(|a, b| a.0.total_cmp(&b.0));
-    for (_, f) in &lines {
-        if f[2] == "hold" {
-            held.insert(f[1].clone(), f[4].clone());
-        } else {
-            held.remove(&f[1]);
+        let cells = cells(&store, "L1p1_x");
+        let of = |id: &str| cells.iter().filter(|c| c.0 == id).count();
+        // Killed by the protocol's own column: never searched.
+        assert_eq!(of("kill-d"), 1);
+        // Survivors run on every column; the mutant killed in the search stops there: at most one
+        // evaluation per worker was in flight on it when its kill came.
+        assert_eq!((of("survive-b"), of("survive-c")), (5, 5));
+        // Without advance_waves the three workers are the only ones free once the wave ended:
+        // T0, then at most the seed-1 column it survives and three in flight. With it, a
+        // worker freed from the protocol's wave later can start one more before the kill.
+        let most = if advance { 5 } else { 4 };
+        assert!((2..=most).contains(&of("late-a")), "{cells:?} (advance {advance})");
+        // Side by side: at some instant two workers held two different search columns (first-kill
+        // waves would hold at most one column of a substrate at a time).
+        let mut held: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+        let mut apart = false;
+        let mut lines: Vec<(f64, Vec<String>)> = std::fs::read_to_string(&holdings)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let f: Vec<String> = l.split_whitespace().map(str::to_owned).collect();
+                (f[0].parse().unwrap(), f)
+            })
+            .collect();
+        lines.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (_, f) in &lines {
+            if f[2] == "hold" {
+                held.insert(f[1].clone(), f[4].clone());
+            } else {
+                held.remove(&f[1]);
+            }
+            let search: std::collections::BTreeSet<&String> = held.values().filter(|c| c.starts_with("W:")).collect();
+            apart |= search.len() >= 2;
         }
-        let search: std::collections::BTreeSet<&String> = held.values().filter(|c| c.starts_with("W:")).collect();
-        apart |= search.len() >= 2;
+        assert!(apart, "search columns were prepared one after another: {lines:?}");
     }
-    assert!(apart, "search columns were prepared one after another: {lines:?}");
 }
 
 #[test]

@@ -158,19 +158,18 @@ impl Engine<'_> {
         if !self.config.first_kill || !self.config.advance_waves {
             return false;
         }
-        let pending = |e: &Self| e.units.values().map(|u| u.pending.len()).sum::<usize>();
-        let before = pending(self);
         let mut lowest: HashMap<usize, usize> = HashMap::new();
         for k in self.units.keys().filter(|k| self.failed[k.sub].is_none() && k.col < self.search_from(k.sub)) {
             let low = lowest.entry(k.sub).or_insert(k.col);
             *low = (*low).min(k.col);
         }
+        let mut added = false;
         for (sub, low) in lowest {
             for col in low + 1..self.plans[sub].columns.len() {
-                self.open_unit(sub, col);
+                added |= self.open_unit(sub, col);
             }
         }
-        pending(self) > before
+        added
     }
 
     /// Whether a column of `key`'s substrate before it is still open in first-kill mode: then
