@@ -244,16 +244,22 @@ def launch_key(s: Any) -> tuple[Any, ...]:
             tuple((tuple(t.shape), tuple(t.stride()), str(t.dtype)) for t in s.tensors))
 
 
+def transformed_step(transform: dict[str, Any] | None) -> int | None:
+    """The step a launch mutant's descriptor change applies to: every kind names one but
+    `cdiv_floor`, which acts inside `launch` (None, as without a transform)."""
+    if not transform or transform["transform"] == "cdiv_floor":
+        return None
+    return int(transform["step"])
+
+
 def apply_transform(steps: list[Any], transform: dict[str, Any] | None) -> list[Any]:
     """Apply a launch mutant's descriptor change (all but `cdiv_floor`, which acts inside
     `launch`). Limits are not checked here: the driver refuses an illegal launch, as it would
     refuse the mutated host code."""
-    if not transform:
+    i = transformed_step(transform)
+    if transform is None or i is None:
         return steps
     kind = transform["transform"]
-    if kind == "cdiv_floor":
-        return steps
-    i = transform["step"]
     if i >= len(steps):
         raise ValueError(f"launch transform {transform} names step {i} of {len(steps)}")
     s = steps[i]
@@ -797,10 +803,11 @@ class Worker:
         if req["eval"] < 0 or not self.skip_prefix or kept is None or col.get("steps_keep") != "device" or len(kept) != len(steps):
             return 0
         transform = req.get("transform")
-        kind = transform.get("transform") if transform else None
-        limit = transform["step"] if kind in ("grid_x", "block_x", "swap_grid_block") else len(steps)
+        step = transformed_step(transform)
+        limit = len(steps) if step is None else step
         scope = set(req.get("scope") or col["sub"]["names"]) if req.get("image") else set()
-        launches = col["steps_launches"] if kind is not None and limit == len(steps) else None
+        # Only `cdiv_floor` changes launches without naming its step: compare them all.
+        launches = col["steps_launches"] if transform and step is None else None
         for i, (s, orig) in enumerate(zip(steps[:limit], kept)):
             if s.kernel in scope or orig.shape != s.output.shape or orig.dtype != s.output.dtype:
                 return i
