@@ -349,8 +349,24 @@ fn out_of_memory_is_retried_alone_and_never_stored_as_a_verdict() {
     let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
     let plans = vec![setup(&mut store, "L1p1_x", &["oomonce-a", "oom-b", "oomkill-c", "kill-d", "survive-e"])];
     let log = dir.path().join("sent.log");
+    // Columns taken and dropped and evaluations received, by every worker, in one log.
+    let holdings = dir.path().join("holdings.log");
     let mut cfg = config(dir.path(), false, 3);
-    cfg.worker_command.extend(["--log".into(), log.display().to_string(), "--state".into(), dir.path().display().to_string()]);
+    cfg.worker_command.extend([
+        "--log".into(),
+        log.display().to_string(),
+        "--state".into(),
+        dir.path().display().to_string(),
+        "--holdings".into(),
+        holdings.display().to_string(),
+        "--evals".into(),
+        holdings.display().to_string(),
+        // The run's first out-of-memory reply waits until another worker holds a column: its
+        // retry alone must then have that memory released first. Otherwise, when the other
+        // workers start slower than the first one runs out of memory (a loaded machine), they
+        // hold nothing and there is nothing to release.
+        "--crowded-oom".into(),
+    ]);
     let s = run(&mut store, &plans, cfg, 0);
     // oomonce: retried once, then evaluated normally on all three columns.
     assert_eq!(outcome(&store, "L1p1_x", "oomonce-a").len(), 3, "{s:?}");
@@ -365,9 +381,39 @@ fn out_of_memory_is_retried_alone_and_never_stored_as_a_verdict() {
     assert!(s.environment_retried >= 3, "{s:?}");
     // The other mutants are evaluated as usual.
     assert_eq!(outcome(&store, "L1p1_x", "kill-d").len() + outcome(&store, "L1p1_x", "survive-e").len(), 6);
-    // Retrying alone: other workers were asked to release their columns.
+    // Retried alone: replay the log in time order. Each machine's failure (oomonce-a, oom-b and
+    // oomkill-c on each column) is tried exactly twice, and the second try reaches its worker
+    // when no other worker holds a column.
+    let mut lines: Vec<(f64, Vec<String>)> = std::fs::read_to_string(&holdings)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<String> = l.split_whitespace().map(str::to_owned).collect();
+            (f[0].parse().unwrap(), f)
+        })
+        .collect();
+    lines.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut held = std::collections::BTreeMap::new();
+    let mut tries: std::collections::BTreeMap<(&str, &str), usize> = std::collections::BTreeMap::new();
+    for (_, f) in &lines {
+        match f[2].as_str() {
+            "hold" => drop(held.insert(f[1].as_str(), f[4].as_str())),
+            "drop" => drop(held.remove(f[1].as_str())),
+            "eval" if f[3].starts_with("oom") => {
+                let n = tries.entry((f[3].as_str(), f[4].as_str())).or_insert(0);
+                *n += 1;
+                let others: Vec<_> = held.iter().filter(|(pid, _)| **pid != f[1]).collect();
+                assert!(*n < 2 || others.is_empty(), "{} on {} was retried beside columns other workers held: {others:?}\n{lines:?}", f[3], f[4]);
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(tries.len(), 9, "{tries:?}");
+    assert!(tries.values().all(|&n| n == 2), "{tries:?}");
+    // The first out-of-memory reply came while another worker held a column: it was asked to
+    // release it before the retry.
     let sent = std::fs::read_to_string(log).unwrap();
-    assert!(sent.contains("\"op\":\"release\""), "no release was sent");
+    assert!(sent.contains("\"op\":\"release\""), "no release was sent\n{lines:?}");
 }
 
 #[test]

@@ -27,6 +27,14 @@ with `oomprep` runs out of memory
 preparing each column the first time any worker tries it (with --state). The device reports 100 GiB.
 `{"op": "release"}` drops the column. Options:
   --log PATH     append every request line to PATH (tests count what was sent)
+  --holdings PATH  append '<time> <pid> hold <substrate> <suite>:<seed>' and '<time> <pid> drop' as
+                 columns are taken and dropped (an oomkill-* worker drops its column as it dies);
+                 <time> is the system-wide monotonic clock, so the workers' lines sort together
+  --evals PATH   append '<time> <pid> eval <mutant> <suite>:<seed>' as each evaluation is received
+                 (may be the --holdings file: hold, drop and eval lines then sort together)
+  --crowded-oom  (with --holdings and --state) the run's first out-of-memory reply waits, before its
+                 launch, until another worker holds a column (at most 20 s): its retry alone then
+                 has another worker's memory to wait for
   --delay S      sleep S seconds per evaluation (tests interrupt a run midway)
   --lose-device N  (with --state) device N is lost at its first evaluation, as a GPU falling off the bus
   --device, --scratch, --backend   accepted and ignored (the engine passes them)
@@ -46,6 +54,9 @@ parser.add_argument("--linger", type=float, default=0.0,
                     help="after stdin closes, stay alive this long (as a worker inside a hung kernel does)")
 parser.add_argument("--state", help="folder of markers shared by the workers of a run (what failed once)")
 parser.add_argument("--holdings", help="append '<time> <pid> hold <substrate> <suite>:<seed>|drop' as columns are taken and dropped")
+parser.add_argument("--evals", help="append '<time> <pid> eval <mutant> <suite>:<seed>' as evaluations are received")
+parser.add_argument("--crowded-oom", action="store_true",
+                    help="the run's first out-of-memory reply waits until another worker holds a column")
 parser.add_argument("--device")
 parser.add_argument("--scratch")
 parser.add_argument("--backend")
@@ -68,10 +79,35 @@ def first_time(what):
         return False
 
 
+def stamp(path, what):
+    # CLOCK_MONOTONIC is system-wide: lines of different workers order as they happened.
+    if path:
+        with open(path, "a") as f:
+            f.write(f"{time.monotonic():.6f} {os.getpid()} {what}\n")
+
+
 def holding(what):
-    if args.holdings:
-        with open(args.holdings, "a") as f:
-            f.write(f"{time.time():.6f} {os.getpid()} {what}\n")
+    stamp(args.holdings, what)
+
+
+def others_hold():
+    """Whether another worker holds a column now, from the --holdings log."""
+    held = {}
+    with open(args.holdings) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 3 and fields[2] in ("hold", "drop"):
+                held[fields[1]] = fields[2] == "hold"
+    return any(h for pid, h in held.items() if pid != str(os.getpid()))
+
+
+def wait_for_crowd():
+    """--crowded-oom: hold the run's first out-of-memory reply until another worker holds a column."""
+    if not (args.crowded_oom and args.holdings and first_time("crowded-oom")):
+        return
+    until = time.monotonic() + 20.0
+    while not others_hold() and time.monotonic() < until:
+        time.sleep(0.01)
 
 
 def emit(event, **data):
@@ -129,6 +165,11 @@ def main():
             continue
         mid = req["mutant"]
         kind = mid.split("-")[0]
+        stamp(args.evals, f"eval {mid} {column[0]}:{column[1]}")
+        out_of_memory = not device_lost() and (kind == "oom" or kind == "oomonce" and first_time(f"{mid}-{column[0]}-{column[1]}"))
+        if out_of_memory:
+            # Before `begin`: the engine's watchdog gives a launch 30 s, a running kernel 0.7 s.
+            wait_for_crowd()
         emit("begin", eval=req["eval"])
         time.sleep(args.delay)
         if device_lost():
@@ -140,8 +181,9 @@ def main():
         if kind == "hang":
             time.sleep(3600)
         if kind == "oomkill":
+            holding("drop")  # the process's memory goes with it
             os.kill(os.getpid(), signal.SIGKILL)
-        if kind == "oom" or kind == "oomonce" and first_time(f"{mid}-{column[0]}-{column[1]}"):
+        if out_of_memory:
             emit("result", eval=req["eval"], mutant=mid, environment="out of GPU memory: scripted", wall_ms=1.0)
             continue
         emit("end", eval=req["eval"])

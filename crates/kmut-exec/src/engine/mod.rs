@@ -31,7 +31,7 @@ mod retries;
 mod rounds;
 mod watchdog;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -266,8 +266,9 @@ pub struct Engine<'a> {
     last_error: String,
     order: Vec<(usize, usize)>,
     ledger: Ledger,
-    /// Device -> the slot that has it to itself and the unit it retries there.
-    reserved: HashMap<u32, (usize, UnitKey)>,
+    /// Device -> the slots that wait to have it to themselves, each with the unit it retries
+    /// there, in turn: the first has it now.
+    reserved: HashMap<u32, VecDeque<(usize, UnitKey)>>,
     /// Evaluations (unit, candidate) and columns that failed for the machine's reasons.
     env_failed_evals: HashMap<(UnitKey, usize), usize>,
     env_failed_preps: HashMap<UnitKey, usize>,

@@ -161,12 +161,7 @@ impl Engine<'_> {
         }
         let device = self.slots[i].device;
         let mut retry = None;
-        match self.reserved.get(&device).copied() {
-            // The unit to retry is gone (its substrate failed), or its work was taken by a
-            // worker on another device: nothing to wait for.
-            Some((_, unit)) if self.units.get(&unit).is_none_or(|u| u.pending.is_empty()) => {
-                self.reserved.remove(&device);
-            }
+        match self.reservation(device) {
             // Another slot is waiting to have this device to itself: take no new work, and
             // give back the memory of the column held.
             Some((owner, _)) if owner != i => {
@@ -375,17 +370,40 @@ impl Engine<'_> {
         }
     }
 
-    /// Give slot `i` its device to itself for `unit`, unless another slot already waits for it
-    /// (that one's turn comes first; this retry then runs beside nothing but it).
+    /// Give slot `i` its device to itself for `unit`. Where another slot already has it or
+    /// waits for it, slot `i` waits its turn behind them: each retry runs with the device to
+    /// itself, never beside the columns the other workers hold.
     pub(super) fn reserve(&mut self, i: usize, unit: UnitKey) {
-        self.reserved.entry(self.slots[i].device).or_insert((i, unit));
+        let queue = self.reserved.entry(self.slots[i].device).or_default();
+        if !queue.iter().any(|&(slot, _)| slot == i) {
+            queue.push_back((i, unit));
+        }
     }
 
+    /// Slot `i` no longer needs its device to itself (its retry is made, or failed again).
     pub(super) fn unreserve(&mut self, i: usize) {
         let device = self.slots[i].device;
-        if self.reserved.get(&device).is_some_and(|&(slot, _)| slot == i) {
-            self.reserved.remove(&device);
+        if let Some(queue) = self.reserved.get_mut(&device) {
+            queue.retain(|&(slot, _)| slot != i);
+            if queue.is_empty() {
+                self.reserved.remove(&device);
+            }
         }
+    }
+
+    /// The slot that has `device` to itself now and the unit it retries. A reservation whose
+    /// unit is gone (its substrate failed) or has no work left (taken by a worker on another
+    /// device) has nothing to wait for: the next one in turn has the device.
+    fn reservation(&mut self, device: u32) -> Option<(usize, UnitKey)> {
+        let queue = self.reserved.get_mut(&device)?;
+        while let Some(&(slot, unit)) = queue.front() {
+            if self.units.get(&unit).is_some_and(|u| !u.pending.is_empty()) {
+                return Some((slot, unit));
+            }
+            queue.pop_front();
+        }
+        self.reserved.remove(&device);
+        None
     }
 
     pub(super) fn on_spare(&mut self, worker: u64, said: &Said) -> Result<(), ExecError> {
