@@ -143,6 +143,9 @@ impl Engine<'_> {
         self.summary.respawns += 1;
         if self.slots[i].failed_starts >= 3 {
             self.reporter.note(&format!("worker {i} failed to start 3 times ({why}); retiring it"));
+            // A retired slot never runs the retry it waited for: the device is not kept from
+            // the other workers for it (they would wait for it forever).
+            self.unreserve(i);
             if self.slots.iter().all(|s| matches!(s.state, SlotState::Dead) && s.failed_starts >= 3) {
                 return Err(ExecError::NoWorker(self.last_error.clone()));
             }
