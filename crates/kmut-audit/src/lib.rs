@@ -547,6 +547,9 @@ pub struct Need {
     pub judge: String,
     pub columns: Vec<Column>,
     pub mutants: std::collections::HashSet<String>,
+    /// The judge's bound for this problem: a column on which the original fails it is a false
+    /// kill, so the run evaluates no mutant there once its preparation shows that.
+    pub bound: Option<kmut_model::Bound>,
 }
 
 pub fn needs(store: &Store, desc: &kmut_model::SubstrateDescription, options: &AuditOptions, judge: usize) -> Result<Need, AuditError> {
@@ -577,7 +580,7 @@ pub fn needs(store: &Store, desc: &kmut_model::SubstrateDescription, options: &A
             mutants.insert(m.id.clone());
         }
     }
-    Ok(Need { judge: label, columns, mutants })
+    Ok(Need { judge: label, columns, mutants, bound: Some(j.bound) })
 }
 
 /// The ids of `desc`'s live mutants that a valid input is known to expose: the only ones an

@@ -331,4 +331,8 @@ fn what_a_judge_still_needs_leaves_out_the_inputs_the_original_fails() {
     let mid = kmut_audit::needs(&f.store, &desc("L1p1_x"), &options, 2).unwrap();
     assert_eq!(mid.judge, "kbv-full@official");
     assert!(mid.columns.iter().any(|c| c.suite == KBV[1]), "at official's 1e-2 the original passes the x3 draw");
+    // Each need carries its judge's bound, which the run uses to skip a column found to reject
+    // the original while it runs (the x3 draw's 5e-3 fails KBV full's 1e-3, not official's 1e-2).
+    let bound = |n: &kmut_audit::Need| n.bound.expect("a judge's bound");
+    assert!(bound(&kbv).fails(Some(5e-3), Some(5e-3)) && !bound(&mid).fails(Some(5e-3), Some(5e-3)));
 }

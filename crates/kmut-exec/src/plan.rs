@@ -50,6 +50,12 @@ pub struct SubstratePlan {
     /// a witness search ([`search_from`] computes both).
     pub search_from: usize,
     pub candidates: Vec<Candidate>,
+    /// The bound the run judges this substrate's columns by, where a column on which the
+    /// original itself fails it decides nothing (`kmut audit`: the protocol's per-problem
+    /// bound; a kill there is a false kill, never a detection). Such a column, once its
+    /// preparation shows the original failing, gets no mutant evaluations. `None`: every
+    /// column is run (the original failing one is only reported).
+    pub original_bound: Option<kmut_model::Bound>,
 }
 
 /// `search_from` of a plan whose `columns` are `inputs`' under `protocol`: in a witness search,

@@ -85,6 +85,7 @@ fn setup(store: &mut Store, name: &str, ids: &[&str]) -> SubstratePlan {
         original_variant: None,
         columns: (1..=3).map(|seed| Column { suite: "T0_original".into(), seed }).collect(),
         search_from: 3,
+        original_bound: None,
         candidates: ids
             .iter()
             .map(|id| Candidate {
@@ -786,5 +787,78 @@ fn an_idle_worker_carries_a_wave_s_survivors_to_the_next_column_with_first_kill_
             assert_eq!(evals_before, ids.len(), "without advance_waves column 2 opens when the first wave ended");
         }
         assert_eq!(preparations(&sent, "costlyprep_x"), 3, "one preparation per column (advance {advance})");
+    }
+}
+
+#[test]
+fn a_worker_left_idle_by_a_long_column_starts_the_next_round() {
+    // Round one is a substrate whose preparations report 100 s (a second worker never joins its
+    // column) and whose waves do not advance early; round two is another substrate. Before,
+    // the next round waited for the first's column to be worked through by its one holder,
+    // the other worker idle; now that worker starts round two meanwhile. The cells stay first
+    // kill's, each evaluated once.
+    let slow = ["survive-a", "survive-b", "kill-c", "survive-d", "survive-e", "survive-f"];
+    let quick = ["kill-p", "survive-q", "kill-r", "survive-s"];
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "costlyprep_x", &slow), setup(&mut store, "L1p1_y", &quick)];
+    let sent = dir.path().join("sent.log");
+    let mut cfg = config(dir.path(), true, 2);
+    cfg.advance_waves = false;
+    cfg.round = Some(slow.len());
+    cfg.deadline = Some(std::time::Instant::now() + Duration::from_mins(10));
+    cfg.worker_command.extend(["--delay".into(), "0.15".into(), "--log".into(), sent.display().to_string()]);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert_eq!((s.decided, s.killed), (slow.len() + quick.len(), 3), "{s:?}");
+    for (name, ids) in [("costlyprep_x", &slow[..]), ("L1p1_y", &quick[..])] {
+        let cells = cells(&store, name);
+        for id in ids {
+            let seeds: Vec<u64> = cells.iter().filter(|c| c.0 == *id).map(|c| c.2).collect();
+            let want: Vec<u64> = if id.starts_with("kill") { vec![1] } else { vec![1, 2, 3] };
+            assert_eq!(seeds, want, "{id}: first kill's cells, each once");
+        }
+    }
+    let lines: Vec<String> = std::fs::read_to_string(&sent).unwrap().lines().map(str::to_owned).collect();
+    let quick_column = lines.iter().position(|l| l.contains("\"op\":\"column\"") && l.contains("\"name\":\"L1p1_y\"")).expect("round two prepared");
+    let first_wave_before = lines[..quick_column].iter().filter(|l| l.contains("\"op\":\"eval\"")).count();
+    assert!(first_wave_before < slow.len(), "round two started after {first_wave_before} evaluations: it waited for the first round's column");
+}
+
+#[test]
+fn a_column_on_which_the_original_fails_the_run_s_bound_runs_no_mutant() {
+    // Three columns, the second one where the original itself is off by 1e-3. Under a bound
+    // of 1e-5 absolute (an audit judge's) that column decides nothing: no mutant is evaluated
+    // there, and each is settled by the other two. Without a bound every column is run.
+    let ids = ["survive-a", "late-b", "kill-c"];
+    for bounded in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let mut plan = setup(&mut store, "L1p1_x", &ids);
+        plan.columns[1].suite = "T9_origfail".into();
+        if bounded {
+            plan.original_bound = Some(kmut_model::Bound { atol: 1e-5, rtol: 0.0 });
+        }
+        let plans = vec![plan];
+        let s = run(&mut store, &plans, config(dir.path(), true, 2), 0);
+        assert_eq!((s.decided, s.killed, s.false_kill_columns), (3, 2, usize::from(bounded)), "{s:?}");
+        let cells = cells(&store, "L1p1_x");
+        let on_failing = cells.iter().filter(|c| c.1 == "T9_origfail").count();
+        let seeds = |id: &str| {
+            let mut v = cells.iter().filter(|c| c.0 == id).map(|c| c.2).collect::<Vec<_>>();
+            v.sort_unstable();
+            v
+        };
+        if bounded {
+            assert_eq!(on_failing, 0, "no mutant runs where the original fails the bound: {cells:?}");
+            assert_eq!((seeds("survive-a"), seeds("late-b"), seeds("kill-c")), (vec![1, 3], vec![1, 3], vec![1]));
+        } else {
+            assert_eq!(on_failing, 2, "without a bound the survivors run there too: {cells:?}");
+            assert_eq!((seeds("survive-a"), seeds("late-b")), (vec![1, 2, 3], vec![1, 2]));
+        }
+        let baselines = store.baselines("L1p1_x", TARGET).unwrap();
+        assert!(
+            baselines.iter().any(|b| b.suite == "T9_origfail" && b.max_abs == Some(1e-3)),
+            "the original's failing column is stored (a false kill to report)"
+        );
     }
 }

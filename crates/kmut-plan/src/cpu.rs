@@ -60,6 +60,7 @@ pub fn plan_cpu(compiled: &Compiled<'_>, protocol: &Protocol, inputs: Inputs, sa
             search_from: kmut_exec::search_from(&columns, protocol, desc, inputs),
             columns,
             candidates,
+            original_bound: None,
         });
         variants.push(original);
     }

@@ -100,6 +100,7 @@ pub fn plan_gpu(compiled: &Compiled<'_>, images: &GpuImages<'_>, protocol: &Prot
             search_from: kmut_exec::search_from(&columns, protocol, desc, inputs),
             columns,
             candidates,
+            original_bound: None,
         });
         originals.push(original_source);
         candidate_sources.push(sources);

@@ -209,6 +209,10 @@ fn run_judge(
     for p in &mut mine {
         let need = kmut_audit::needs(&compiled.store, desc(compiled, &p.name)?, options, judge)?;
         p.columns.clone_from(&need.columns);
+        // A column found to reject the original decides nothing under this judge: no mutant
+        // is run on it (the illusion protocol's 1e-5 absolute bounds reject the original on
+        // most columns of the deep networks, where each evaluation costs seconds).
+        p.original_bound = need.bound;
         needs.push(need);
     }
     let order: Vec<(usize, usize)> = chosen.iter().copied().filter(|&(s, c)| needs[s].mutants.contains(&mine[s].candidates[c].id)).collect();

@@ -390,6 +390,12 @@ pub(super) fn print_summary(s: &RunSummary) {
             s.environment_retried
         );
     }
+    if s.false_kill_columns > 0 {
+        eprintln!(
+            "run: {} columns reject the original itself under the judged bound (false kills): no mutant was run on them, they decide nothing",
+            s.false_kill_columns
+        );
+    }
     for f in &s.failures {
         eprintln!("error: {f}");
     }

@@ -154,6 +154,9 @@ pub struct RunSummary {
     pub environment_errors: Vec<String>,
     /// Of the machine's failures, those retried successfully.
     pub environment_retried: usize,
+    /// Columns on which the original failed the run's bound for its substrate
+    /// (`SubstratePlan::original_bound`), skipped for every mutant.
+    pub false_kill_columns: usize,
     pub backend: String,
     /// Where the worker slots' time went, summed over the slots (the run's elapsed time times
     /// the slots, up to the scheduler loop's own few milliseconds).
@@ -266,6 +269,9 @@ pub struct Engine<'a> {
     last_error: String,
     order: Vec<(usize, usize)>,
     ledger: Ledger,
+    /// Set by `dispatch` when an idle worker found nothing it could take (the run loop may then
+    /// start the next round early); cleared at each step.
+    starved: bool,
     /// Device -> the slots that wait to have it to themselves, each with the unit it retries
     /// there, in turn: the first has it now.
     reserved: HashMap<u32, VecDeque<(usize, UnitKey)>>,
@@ -274,7 +280,9 @@ pub struct Engine<'a> {
     env_failed_preps: HashMap<UnitKey, usize>,
     /// Columns to prepare with the device to themselves.
     alone: HashSet<UnitKey>,
-    /// Generated columns the validity gate refused: nothing runs on them.
+    /// Columns nothing runs on: generated columns the validity gate refused, and columns on
+    /// which the original fails the run's bound for its substrate (`original_bound`). A
+    /// mutant's verdict does not wait for them.
     invalid: HashSet<UnitKey>,
     /// Makes each round's images when it starts; `None`: the plan made them all.
     images: Option<&'a mut dyn RoundImages>,
@@ -322,6 +330,7 @@ impl<'a> Engine<'a> {
             last_error: String::new(),
             order: Vec::new(),
             ledger: Ledger::default(),
+            starved: false,
             reserved: HashMap::new(),
             env_failed_evals: HashMap::new(),
             env_failed_preps: HashMap::new(),
@@ -362,12 +371,15 @@ impl<'a> Engine<'a> {
                 break Ok(());
             }
             // The next round starts as soon as nothing of this one waits for a worker (only
-            // evaluations in flight are left), so a round's last long first-kill chains do not
-            // leave the other workers idle. After the deadline no round starts, and the taken
-            // ones run to their end: every mutant taken is fully evaluated.
+            // evaluations in flight are left), or as soon as a worker stands idle with nothing
+            // it may take while every column with work is held (`starved_round`), so a round's
+            // last long first-kill chains do not leave the other workers idle. After the
+            // deadline no round starts, and the taken ones run to their end: every mutant taken
+            // is fully evaluated.
             let past_deadline = self.config.deadline.is_some_and(|d| Instant::now() >= d);
-            if taken < order.len() && !past_deadline && self.units.values().all(|u| u.pending.is_empty()) {
-                let size = self.next_round_size(taken, order.len() - taken);
+            if taken < order.len() && !past_deadline && (self.units.values().all(|u| u.pending.is_empty()) || self.starved_round()) {
+                let settled = order[..taken].iter().filter(|&&(s, c)| self.decided(s, c)).count();
+                let size = self.next_round_size(settled, order.len() - taken);
                 result = self.start_round(&order[taken..taken + size]);
                 taken += size;
                 continue;
@@ -421,6 +433,7 @@ impl<'a> Engine<'a> {
 
     fn step(&mut self) -> Result<(), ExecError> {
         self.account_slots();
+        self.starved = false;
         for i in 0..self.slots.len() {
             self.dispatch(i);
         }

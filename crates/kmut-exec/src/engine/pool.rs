@@ -201,6 +201,7 @@ impl Engine<'_> {
                     }
                 }
                 let Some(k) = next else {
+                    self.starved = true;
                     self.release_idle_for(i);
                     return;
                 };

@@ -42,8 +42,13 @@ impl Engine<'_> {
         if let Some(layout) = v.steps.as_ref().and_then(|s| crate::steps::layout(&b.substrate, &b.target, &b.suite, b.seed, s)) {
             self.store.put_step_layout(&layout, self.run)?;
         }
-        if b.valid == Some(false) {
-            // Past the legitimate-variance ceiling: a correct kernel fails here too.
+        let false_kill = plan.original_bound.is_some_and(|bound| bound.fails(b.tau, b.max_abs));
+        if false_kill {
+            self.summary.false_kill_columns += 1;
+        }
+        if b.valid == Some(false) || false_kill {
+            // Past the legitimate-variance ceiling, or rejected by the run's own bound: a
+            // correct kernel fails here too, so no mutant's cell on it can decide anything.
             self.invalid.insert(unit);
             if let Some(u) = self.units.get_mut(&unit) {
                 u.pending.clear();

@@ -50,7 +50,10 @@ impl Engine<'_> {
                 if let Some(bytes) = b.peak_bytes {
                     self.ledger.measured(sub, col, crate::memory::size_class(&plan.columns[col].suite), bytes);
                 }
-                if b.valid == Some(false) && b.image.as_deref() == Some(plan.original_id.as_str()) && self.config.validity_margin.is_some() {
+                let current = b.image.as_deref() == Some(plan.original_id.as_str());
+                let refused = b.valid == Some(false) && self.config.validity_margin.is_some();
+                let false_kill = plan.original_bound.is_some_and(|bound| bound.fails(b.tau, b.max_abs));
+                if current && (refused || false_kill) {
                     self.invalid.insert(UnitKey { sub, col });
                 }
             }
@@ -82,8 +85,23 @@ impl Engine<'_> {
         self.states[sub][cand].needs(col, self.config.first_kill)
     }
 
-    /// Under a budget: as many mutants as the rate so far says fit in 80% of the time left
-    /// (at least half the first round, at most what is left).
+    /// Whether a worker stood idle at the last step with nothing it may take while every
+    /// column with pending work is held or being prepared: the round's remaining work sits in
+    /// columns that another worker would not finish sooner (`worth_joining`), such as a large
+    /// network's first-kill chain, so the next round's mutants should start. Not when a column
+    /// with work waits for a first worker: that one waits for memory, or for its substrate's
+    /// first measured footprint, and a new round's columns would only compete with it. (The
+    /// 2026-12-06 audit of the illusion protocol: ten workers idle 82% of their time while a
+    /// round's VGG columns at batch 513, 33 s to prepare each, went one worker at a time.)
+    pub(super) fn starved_round(&self) -> bool {
+        self.starved
+            && self.units.iter().filter(|(_, u)| !u.pending.is_empty()).all(|(k, _)| {
+                self.slots.iter().any(|s| s.prepared == Some(*k) || matches!(s.state, super::pool::SlotState::Preparing { unit, .. } if unit == *k))
+            })
+    }
+
+    /// Under a budget: as many mutants as the rate so far (`done`: the taken mutants settled)
+    /// says fit in 80% of the time left (at least half the first round, at most what is left).
     pub(super) fn next_round_size(&self, done: usize, left: usize) -> usize {
         let first = self.config.round.unwrap_or(left).max(1);
         let Some(deadline) = self.config.deadline else { return left };
