@@ -471,7 +471,8 @@ def test_the_audit_section_is_kmut_audit_no_run_of_the_reports_protocols(report,
     got = table_rows(sec, "audit-rates")
     want = [
         [r["protocol"], r["comparison"], f"{r['overall']['detected']} / {r['overall']['mutants']}", audit_rate(r["overall"]),
-         f"{r['false_kill_columns']} / {r['false_kill_problems']}", str(r["dropped_columns"])]
+         f"{r['false_kill_columns']} / {r['false_kill_problems']}", str(r["dropped_columns"]),
+         f"{r['blind_mutants']} / {r['blind_problems']}"]
         for r in a["rates"]
     ]
     assert got == want

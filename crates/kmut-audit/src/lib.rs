@@ -68,6 +68,13 @@ pub struct ProtocolRates {
     pub false_kill_problems: usize,
     /// Columns the protocol's validity filter drops (or stored cells cannot judge).
     pub dropped_columns: usize,
+    /// Unified mutants of problems on which this protocol has no deciding input (it rejects
+    /// the original, or drops the input, on every one), and those problems. The protocol
+    /// cannot tell them from the original: they count as missed in `overall`, and this says
+    /// how much of the rate is the protocol failing the correct kernel rather than a mutant
+    /// passing it.
+    pub blind_mutants: usize,
+    pub blind_problems: usize,
     /// What of the protocol kmut does not reproduce (from its file).
     pub not_modelled: Vec<String>,
 }
@@ -244,6 +251,8 @@ struct Acc {
     population: Population,
     false_kills: Vec<FalseKill>,
     dropped: Vec<usize>,
+    /// Per protocol: unified mutants and problems with no deciding input (`blind_mutants`).
+    blind: Vec<(usize, usize)>,
     missed_examples: BTreeMap<Family, Vec<Example>>,
     missed_count: BTreeMap<Family, usize>,
 }
@@ -261,13 +270,14 @@ pub fn audit(store: &Store, substrates: &[String], options: &AuditOptions) -> Re
         population: Population::default(),
         false_kills: Vec::new(),
         dropped: vec![0; protocols.len()],
+        blind: vec![(0, 0); protocols.len()],
         missed_examples: BTreeMap::new(),
         missed_count: BTreeMap::new(),
     };
     for d in store.substrates()?.into_iter().filter(|d| substrates.is_empty() || substrates.contains(&d.name)) {
         audit_substrate(store, &d, options, &keys, &mut acc)?;
     }
-    let Acc { tables, population, false_kills, dropped, mut missed_examples, missed_count } = acc;
+    let Acc { tables, population, false_kills, dropped, blind, mut missed_examples, missed_count } = acc;
     if population.substrates == 0 {
         return Err(AuditError::Empty(store.path().display().to_string()));
     }
@@ -287,6 +297,8 @@ pub fn audit(store: &Store, substrates: &[String], options: &AuditOptions) -> Re
                 false_kill_columns: mine.iter().map(|f| f.columns.len()).sum(),
                 false_kill_problems: mine.len(),
                 dropped_columns: dropped[i],
+                blind_mutants: blind[i].0,
+                blind_problems: blind[i].1,
                 not_modelled: p.not_modelled.clone(),
             }
         })
@@ -371,6 +383,12 @@ fn audit_substrate(store: &Store, d: &kmut_model::SubstrateDescription, options:
     let search = Search::of(d, &originals, backend);
     let judges = judges(options, keys, d);
     let statuses: Vec<Vec<ColumnStatus>> = judges.iter().map(|(_, j)| j.statuses(&originals)).collect();
+    // A protocol with columns here, every one of which rejects the original or is dropped.
+    let blind: Vec<bool> = statuses[..protocols.len()]
+        .iter()
+        .map(|st| !st.is_empty() && st.iter().all(|s| matches!(s, ColumnStatus::FalseKill { .. } | ColumnStatus::Dropped)))
+        .collect();
+    let mut blind_here = vec![0usize; protocols.len()];
     for (i, p) in protocols.iter().enumerate() {
         let (j, st) = (&judges[i].1, &statuses[i]);
         acc.dropped[i] += st.iter().filter(|s| **s == ColumnStatus::Dropped).count();
@@ -427,6 +445,9 @@ fn audit_substrate(store: &Store, d: &kmut_model::SubstrateDescription, options:
             continue;
         }
         acc.population.unified += 1;
+        for (i, b) in blind.iter().enumerate() {
+            blind_here[i] += usize::from(*b);
+        }
         tables.each(d.level, m.family, |t| {
             *t.unified.entry(h.clone()).or_default() += 1;
             for ((k, _), v) in judges.iter().zip(&verdicts) {
@@ -448,6 +469,12 @@ fn audit_substrate(store: &Store, d: &kmut_model::SubstrateDescription, options:
                     tau,
                 });
             }
+        }
+    }
+    for (i, n) in blind_here.into_iter().enumerate() {
+        if n > 0 {
+            acc.blind[i].0 += n;
+            acc.blind[i].1 += 1;
         }
     }
     Ok(())

@@ -46,6 +46,38 @@ fn by_group(out: &mut String, a: &Audit, title: &str, pick: impl Fn(&crate::Prot
     table(out, &header, &rows);
 }
 
+/// Each protocol's detection on the unified denominator, its false kills, dropped inputs and
+/// the problems where it is blind.
+fn rates_table(out: &mut String, a: &Audit) {
+    let _ = writeln!(out, "\ndetection rate (95% interval; exact when every live mutant is settled); false kills are inputs on which the protocol rejects the original, never detections");
+    let header: Vec<String> = ["protocol", "comparison", "detected", "rate", "false kills (inputs / problems)", "dropped inputs", "blind (mutants / problems)"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    let rows: Vec<Vec<String>> = a
+        .rates
+        .iter()
+        .map(|r| {
+            vec![
+                r.protocol.clone(),
+                r.comparison.clone(),
+                format!("{}/{}", r.overall.detected, r.overall.mutants),
+                pct(&r.overall),
+                format!("{} / {}", r.false_kill_columns, r.false_kill_problems),
+                r.dropped_columns.to_string(),
+                format!("{} / {}", r.blind_mutants, r.blind_problems),
+            ]
+        })
+        .collect();
+    table(out, &header, &rows);
+    if a.rates.iter().any(|r| r.blind_mutants > 0) {
+        let _ = writeln!(
+            out,
+            "blind: mutants of problems on which the protocol rejects the original (or drops the input) on every input it has; it cannot tell them from the correct kernel, so they count as missed"
+        );
+    }
+}
+
 /// Everything `kmut audit` prints, in order.
 pub fn render(a: &Audit) -> String {
     let mut out = String::new();
@@ -69,24 +101,7 @@ pub fn render(a: &Audit) -> String {
         p.undecided,
         if p.apart_on_cpu > 0 { format!(", {} set apart on the CPU (racy- or equivalent-on-CPU)", p.apart_on_cpu) } else { String::new() }
     );
-    let _ = writeln!(out, "\ndetection rate (95% interval; exact when every live mutant is settled); false kills are inputs on which the protocol rejects the original, never detections");
-    let header: Vec<String> =
-        ["protocol", "comparison", "detected", "rate", "false kills (inputs / problems)", "dropped inputs"].iter().map(|s| (*s).to_owned()).collect();
-    let rows: Vec<Vec<String>> = a
-        .rates
-        .iter()
-        .map(|r| {
-            vec![
-                r.protocol.clone(),
-                r.comparison.clone(),
-                format!("{}/{}", r.overall.detected, r.overall.mutants),
-                pct(&r.overall),
-                format!("{} / {}", r.false_kill_columns, r.false_kill_problems),
-                r.dropped_columns.to_string(),
-            ]
-        })
-        .collect();
-    table(&mut out, &header, &rows);
+    rates_table(&mut out, a);
     by_group(&mut out, a, "by family", |r| &r.by_family);
     by_group(&mut out, a, "by level", |r| &r.by_level);
     if !a.decompositions.is_empty() {

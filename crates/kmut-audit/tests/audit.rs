@@ -219,6 +219,24 @@ fn a_false_kill_is_reported_as_such_never_as_detection() {
 }
 
 #[test]
+fn a_protocol_that_rejects_the_original_on_every_input_is_reported_blind_there() {
+    // The original is 5e-3 off on all three official trials: at 1e-2 they decide, at 1e-3 the
+    // protocol rejects the correct kernel on every input it has, so it tells no mutant apart.
+    let t0 = [("T0_original", 1, 5e-3), ("T0_original", 2, 5e-3), ("T0_original", 3, 5e-3)];
+    let mut f = fixture("L1p1_x", &[("broken", Family::Arithmetic), ("subtle", Family::Arithmetic)], &t0);
+    let mut all = cells("broken", 0.5, 0.5, 0.5);
+    all.extend(cells("subtle", 1e-6, 1e-6, 0.5));
+    f.store.put_evaluations(&all, f.run).unwrap();
+    let a = run(&f, vec![Protocol::builtin("official").unwrap(), official_at(1e-3)]);
+    let [loose, tight] = &a.rates[..] else { panic!() };
+    assert_eq!((loose.overall.detected, loose.blind_mutants, loose.blind_problems), (1, 0, 0));
+    assert_eq!((tight.overall.mutants, tight.overall.detected), (2, 0), "no deciding input: nothing is detected");
+    assert_eq!((tight.false_kill_columns, tight.blind_mutants, tight.blind_problems), (3, 2, 1));
+    let text = kmut_audit::render(&a);
+    assert!(text.contains("blind (mutants / problems)") && text.contains("2 / 1"), "{text}");
+}
+
+#[test]
 fn the_decomposition_of_kbvs_gain_adds_up_to_the_total() {
     // a: the official trials kill it. b: only KBV's draws at 1e-2. c: only the official trials at
     // 1e-3. d: only KBV's draws at 1e-3. e: every protocol misses it, a witness exposes it.

@@ -22,6 +22,8 @@ struct ProtocolRow {
     false_kill_columns: usize,
     false_kill_problems: usize,
     dropped_columns: usize,
+    blind_mutants: usize,
+    blind_problems: usize,
     not_modelled: Vec<String>,
 }
 
@@ -117,6 +119,8 @@ fn view(a: &Audit) -> View {
                 false_kill_columns: r.false_kill_columns,
                 false_kill_problems: r.false_kill_problems,
                 dropped_columns: r.dropped_columns,
+                blind_mutants: r.blind_mutants,
+                blind_problems: r.blind_problems,
                 not_modelled: r.not_modelled.clone(),
             })
             .collect(),
