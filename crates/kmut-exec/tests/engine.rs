@@ -862,3 +862,28 @@ fn a_column_on_which_the_original_fails_the_run_s_bound_runs_no_mutant() {
         );
     }
 }
+
+#[test]
+fn a_column_the_machine_cannot_prepare_leaves_its_mutants_undecided_and_the_substrate_going() {
+    // The second of three columns runs out of memory preparing every time, alone too. The
+    // substrate is not failed: its mutants go on to the third column, a kill there is a kill,
+    // and a mutant that survives the others stays undecided (never a verdict).
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let mut plan = setup(&mut store, "L1p1_x", &["survive-a", "late-b", "kill-c"]);
+    plan.columns[1].suite = "T9_hugeprep".into();
+    let plans = vec![plan, setup(&mut store, "L1p2_y", &["kill-d"])];
+    let s = run(&mut store, &plans, config(dir.path(), true, 2), 0);
+    assert!(s.failures.is_empty(), "the substrate is not failed: {s:?}");
+    assert_eq!(s.environment_errors.len(), 1, "{s:?}");
+    assert!(s.environment_errors[0].contains("T9_hugeprep") && s.environment_errors[0].contains("stay undecided"), "{s:?}");
+    assert_eq!((s.decided, s.killed), (3, 3), "late-b (on the third column), kill-c and kill-d decided; survive-a undecided: {s:?}");
+    let cells = cells(&store, "L1p1_x");
+    assert!(cells.iter().all(|c| c.1 != "T9_hugeprep"), "{cells:?}");
+    let seeds = |id: &str| {
+        let mut v: Vec<u64> = cells.iter().filter(|c| c.0 == id).map(|c| c.2).collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!((seeds("survive-a"), seeds("late-b"), seeds("kill-c")), (vec![1, 3], vec![1, 3], vec![1]));
+}

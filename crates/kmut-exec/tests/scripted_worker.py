@@ -25,6 +25,7 @@ column's preparation as taking 100 s (without waiting); one whose name starts wi
 (`margin`), every generated column of scale 1000 invalid (past the ceiling); one whose name starts
 with `oomprep` runs out of memory
 preparing each column the first time any worker tries it (with --state). The device reports 100 GiB.
+A column whose suite contains `hugeprep` runs out of memory preparing, every time.
 On a column whose suite contains `origfail` the original's own output is off by tau* = max abs =
 1e-3 (a bound tighter than that rejects the original there).
 `{"op": "release"}` drops the column. Options:
@@ -147,7 +148,7 @@ def main():
             if name.startswith("broken"):
                 emit("error", detail="ValueError: scripted preparation failure", fatal=False)
                 continue
-            if name.startswith("oomprep") and first_time(f"prep-{name}-{req['suite']}-{req['seed']}"):
+            if name.startswith("oomprep") and first_time(f"prep-{name}-{req['suite']}-{req['seed']}") or "hugeprep" in req["suite"]:
                 emit("error", detail="out of GPU memory: scripted", fatal=False, environment=True)
                 continue
             holding("drop")

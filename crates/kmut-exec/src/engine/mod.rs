@@ -284,6 +284,10 @@ pub struct Engine<'a> {
     /// which the original fails the run's bound for its substrate (`original_bound`). A
     /// mutant's verdict does not wait for them.
     invalid: HashSet<UnitKey>,
+    /// Columns this machine could not prepare (out of memory twice, the second time with the
+    /// device to itself): nothing runs on them in this run, later columns still open, and a
+    /// mutant that needs one stays undecided (it is not a verdict, and a later run retries it).
+    unpreparable: HashSet<UnitKey>,
     /// Makes each round's images when it starts; `None`: the plan made them all.
     images: Option<&'a mut dyn RoundImages>,
 }
@@ -336,6 +340,7 @@ impl<'a> Engine<'a> {
             env_failed_preps: HashMap::new(),
             alone: HashSet::new(),
             invalid: HashSet::new(),
+            unpreparable: HashSet::new(),
             images: None,
         }
     }

@@ -42,11 +42,22 @@ impl Engine<'_> {
             self.alone.insert(unit);
             self.reserve(i, unit);
         } else {
-            let what = format!("column {} seed {} could not be prepared: {why} (twice, the second time with the device to itself)", col.suite, col.seed);
+            // Only this column: one generated size too large for the machine (2026-12-06,
+            // L1p40's `W:boundary:1:batch=2049`, a 32 GiB input) must not stop the substrate's
+            // other columns and mutants. Its mutants stay undecided on it: never a verdict.
+            let what = format!(
+                "column {} seed {} could not be prepared: {why} (twice, the second time with the device to itself); mutants that need it stay undecided, its other columns go on",
+                col.suite, col.seed
+            );
+            self.reporter.note(&format!("{}: {what}", self.plans[unit.sub].name));
             self.summary.environment_errors.push(format!("{}: {what}", self.plans[unit.sub].name));
             self.alone.remove(&unit);
             self.unreserve(i);
-            self.fail_substrate(unit.sub, what);
+            self.unpreparable.insert(unit);
+            if let Some(u) = self.units.get_mut(&unit) {
+                u.pending.clear();
+            }
+            self.maybe_close(unit);
         }
     }
 

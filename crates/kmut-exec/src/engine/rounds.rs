@@ -212,14 +212,14 @@ impl Engine<'_> {
         }
         let upto = col.min(self.search_from(sub));
         let st = &self.states[sub][cand];
-        (0..upto).all(|c| st.evaluated.contains(&c) || self.invalid.contains(&UnitKey { sub, col: c }))
+        (0..upto).all(|c| st.evaluated.contains(&c) || self.invalid.contains(&UnitKey { sub, col: c }) || self.unpreparable.contains(&UnitKey { sub, col: c }))
     }
 
     /// Queue on column `col` of `sub` the members that need it and are not queued or in flight
     /// there already; false when nothing was added.
     pub(super) fn open_unit(&mut self, sub: usize, col: usize) -> bool {
         let key = UnitKey { sub, col };
-        if self.invalid.contains(&key) {
+        if self.invalid.contains(&key) || self.unpreparable.contains(&key) {
             return false;
         }
         let queued: BTreeSet<usize> = self.units.get(&key).map(|u| u.pending.iter().copied().collect()).unwrap_or_default();
