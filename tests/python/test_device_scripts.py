@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
+import json
 import sqlite3
 import subprocess
 import sys
@@ -102,3 +103,18 @@ def test_an_xz_export_merges_like_a_gzip_one(tmp_path):
         out = subprocess.run([sys.executable, str(ROOT / "scripts/merge-device-results.py"), str(tmp_path / name), str(store)],
                              check=True, capture_output=True, text=True)
         assert "'evaluations': 5" in out.stdout and "'step_errors': 4" in out.stdout, out.stdout
+
+
+def test_the_ceiling_table_shows_each_generator_s_bracket_per_substrate():
+    rows = [
+        {"substrate": "L1p6_x", "generator": "signed", "sizes": "small", "lowest": 1.0, "ceiling": 7500.0, "first_invalid": 10000.0},
+        {"substrate": "L1p6_x", "generator": "scaled", "sizes": "small", "lowest": 1.0, "ceiling": 10000.0, "first_invalid": None},
+        {"substrate": "L1p14_y", "generator": "signed", "sizes": "small", "lowest": 1.0, "ceiling": None, "first_invalid": 1.0},
+    ]
+    out = subprocess.run([sys.executable, str(ROOT / "scripts/ceiling-table.py")], input=json.dumps(rows), text=True,
+                         capture_output=True, check=True).stdout.splitlines()
+    assert out[0] == "| substrate | scaled | signed |"
+    # Level, then problem number: L1p6 before L1p14.
+    assert out[2] == "| L1p6_x | >= 10000 | 7500 / 10000 |"
+    assert out[3] == "| L1p14_y | not measured | < 1 |"
+    assert out[-1].startswith("2 substrates, 3 ceilings at sizes small; 2 end inside")
