@@ -75,6 +75,9 @@ pub struct ProtocolRates {
     /// passing it.
     pub blind_mutants: usize,
     pub blind_problems: usize,
+    /// Unified mutants this protocol detects and no other audited protocol does (with one
+    /// protocol audited: all it detects).
+    pub only_detected: usize,
     /// What of the protocol kmut does not reproduce (from its file).
     pub not_modelled: Vec<String>,
 }
@@ -253,6 +256,8 @@ struct Acc {
     dropped: Vec<usize>,
     /// Per protocol: unified mutants and problems with no deciding input (`blind_mutants`).
     blind: Vec<(usize, usize)>,
+    /// Per protocol: unified mutants it alone detects.
+    only: Vec<usize>,
     missed_examples: BTreeMap<Family, Vec<Example>>,
     missed_count: BTreeMap<Family, usize>,
 }
@@ -271,13 +276,14 @@ pub fn audit(store: &Store, substrates: &[String], options: &AuditOptions) -> Re
         false_kills: Vec::new(),
         dropped: vec![0; protocols.len()],
         blind: vec![(0, 0); protocols.len()],
+        only: vec![0; protocols.len()],
         missed_examples: BTreeMap::new(),
         missed_count: BTreeMap::new(),
     };
     for d in store.substrates()?.into_iter().filter(|d| substrates.is_empty() || substrates.contains(&d.name)) {
         audit_substrate(store, &d, options, &keys, &mut acc)?;
     }
-    let Acc { tables, population, false_kills, dropped, blind, mut missed_examples, missed_count } = acc;
+    let Acc { tables, population, false_kills, dropped, blind, only, mut missed_examples, missed_count } = acc;
     if population.substrates == 0 {
         return Err(AuditError::Empty(store.path().display().to_string()));
     }
@@ -299,6 +305,7 @@ pub fn audit(store: &Store, substrates: &[String], options: &AuditOptions) -> Re
                 dropped_columns: dropped[i],
                 blind_mutants: blind[i].0,
                 blind_problems: blind[i].1,
+                only_detected: only[i],
                 not_modelled: p.not_modelled.clone(),
             }
         })
@@ -456,6 +463,10 @@ fn audit_substrate(store: &Store, d: &kmut_model::SubstrateDescription, options:
                 }
             }
         });
+        let detectors: Vec<usize> = (0..protocols.len()).filter(|&i| verdicts[i] == Verdict::Killed).collect();
+        if let [alone] = detectors[..] {
+            acc.only[alone] += 1;
+        }
         if verdicts[..protocols.len()].iter().all(|v| *v == Verdict::Survived) {
             *acc.missed_count.entry(m.family).or_default() += 1;
             let ex = acc.missed_examples.entry(m.family).or_default();

@@ -125,6 +125,10 @@ pub fn render(a: &Audit) -> String {
             .collect();
         table(&mut out, &header, &rows);
     }
+    if a.rates.len() > 1 {
+        let only: Vec<String> = a.rates.iter().map(|r| format!("{} {}", r.protocol, r.only_detected)).collect();
+        let _ = writeln!(out, "\ndetected by one protocol alone (unified mutants no other audited protocol detects): {}", only.join(", "));
+    }
     let _ = writeln!(out, "\n{} mutants every protocol misses and a witness exposes", a.missed_by_all);
     for g in &a.missed_by_family {
         let _ = writeln!(out, "  {}: {}", g.family, g.mutants);

@@ -211,6 +211,8 @@ fn a_false_kill_is_reported_as_such_never_as_detection() {
     assert_eq!(full.false_kill_columns, 1);
     assert_eq!(full.false_kill_problems, 1);
     assert_eq!(full.overall.detected, 1, "the kill on the falsely killed input is not a detection");
+    // "fooled" is detected by KBV inputs alone (KBV full's kill of it is a false kill); "caught" by both.
+    assert_eq!([official.only_detected, inputs.only_detected, full.only_detected], [0, 1, 0]);
     let fk = a.false_kills.iter().find(|k| k.protocol == "kbv-full").unwrap();
     assert_eq!((fk.substrate.as_str(), fk.columns[0].suite.as_str(), fk.columns[0].seed, fk.columns[0].tau), ("L1p1_x", KBV[1], 3, Some(5e-3)));
     let text = kmut_audit::render(&a);
@@ -234,6 +236,8 @@ fn a_protocol_that_rejects_the_original_on_every_input_is_reported_blind_there()
     assert_eq!((tight.false_kill_columns, tight.blind_mutants, tight.blind_problems), (3, 2, 1));
     let text = kmut_audit::render(&a);
     assert!(text.contains("blind (mutants / problems)") && text.contains("2 / 1"), "{text}");
+    assert_eq!((loose.only_detected, tight.only_detected), (1, 0));
+    assert!(text.contains("detected by one protocol alone (unified mutants no other audited protocol detects): official 1, official@1e-3 0"), "{text}");
 }
 
 #[test]
