@@ -380,6 +380,23 @@ fn judges(options: &AuditOptions, keys: &[Key], d: &kmut_model::SubstrateDescrip
         .collect()
 }
 
+/// Protocol `i`'s dropped columns and false kills on one substrate.
+fn note_columns(acc: &mut Acc, i: usize, protocol: &str, substrate: &str, j: &Judge, st: &[ColumnStatus]) {
+    acc.dropped[i] += st.iter().filter(|s| **s == ColumnStatus::Dropped).count();
+    let columns: Vec<FalseKillColumn> = j
+        .columns
+        .iter()
+        .zip(st)
+        .filter_map(|(c, s)| match s {
+            ColumnStatus::FalseKill { tau, max_abs } => Some(FalseKillColumn { suite: c.suite.clone(), seed: c.seed, tau: *tau, max_abs: *max_abs }),
+            _ => None,
+        })
+        .collect();
+    if !columns.is_empty() {
+        acc.false_kills.push(FalseKill { protocol: protocol.to_owned(), substrate: substrate.to_owned(), columns });
+    }
+}
+
 /// One substrate's share: its false kills and dropped columns per protocol, and each live
 /// mutant's place in (or out of) the unified denominator.
 fn audit_substrate(store: &Store, d: &kmut_model::SubstrateDescription, options: &AuditOptions, keys: &[Key], acc: &mut Acc) -> Result<(), AuditError> {
@@ -397,20 +414,7 @@ fn audit_substrate(store: &Store, d: &kmut_model::SubstrateDescription, options:
         .collect();
     let mut blind_here = vec![0usize; protocols.len()];
     for (i, p) in protocols.iter().enumerate() {
-        let (j, st) = (&judges[i].1, &statuses[i]);
-        acc.dropped[i] += st.iter().filter(|s| **s == ColumnStatus::Dropped).count();
-        let columns: Vec<FalseKillColumn> = j
-            .columns
-            .iter()
-            .zip(st)
-            .filter_map(|(c, s)| match s {
-                ColumnStatus::FalseKill { tau, max_abs } => Some(FalseKillColumn { suite: c.suite.clone(), seed: c.seed, tau: *tau, max_abs: *max_abs }),
-                _ => None,
-            })
-            .collect();
-        if !columns.is_empty() {
-            acc.false_kills.push(FalseKill { protocol: p.name.clone(), substrate: d.name.clone(), columns });
-        }
+        note_columns(acc, i, &p.name, &d.name, &judges[i].1, &statuses[i]);
     }
     let classes = store.classes(&d.name, &view.target)?;
     let cells = view.cells();
