@@ -477,6 +477,7 @@ class Worker:
             # A generated column of the witness search (kmut.generators).
             spec = generators.parse(name)
             sizes = generators.sizes_of(spec, fields, K)
+            self.refuse_oversized(fields, name, sizes)
             build = self.generated(sub, spec, seed, sizes)
         else:
             from .contract import draw_inputs
@@ -523,6 +524,29 @@ class Worker:
         emit("column", suite=name, seed=seed, sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
              kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak, **validity,
              **self.steps_layout())
+
+    def refuse_oversized(self, fields: dict[str, Any], name: str, sizes: dict[str, int]) -> None:
+        """A generated column whose inputs alone would take more than a third of the device's or
+        the host's memory is the machine's failure before anything is drawn: drawing it would end
+        in an out-of-memory error at best, and at worst in the kernel's OOM killer (2026-12-06,
+        an H100 host at 118 of its 128 GiB: L1p40's `W:boundary:1:batch=2049`, 32 GiB of input,
+        killed on the host and then out of GPU memory alone). Preparing a column holds the
+        inputs two or three times over (the draw, the device copy, the fp64 copy of the validity
+        gate), so a third is the most that can fit. `KMUT_MAX_INPUT_BYTES` sets the limit."""
+        need = generators.planned_bytes(fields, sizes, self.torch)
+        limit = int(os.environ.get("KMUT_MAX_INPUT_BYTES", "0")) or self.input_limit()
+        if need is not None and need > limit:
+            raise MachineFailure(
+                f"out of memory before drawing: {name}'s inputs alone would take {need / 2**30:.1f} GiB, over this machine's "
+                f"{limit / 2**30:.1f} GiB for one column's inputs (a third of the device's or the host's memory)"
+            )
+
+    def input_limit(self) -> int:
+        """A third of the smaller of the host's memory and (on a GPU) the device's."""
+        host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        if self.cpu:
+            return host // 3
+        return min(host, self.torch.cuda.get_device_properties(self.device).total_memory) // 3
 
     def run_original(self) -> dict[str, Any]:
         """The original's run on the current column (eval -1): its outputs, kept step outputs and

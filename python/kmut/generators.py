@@ -218,6 +218,19 @@ def raw_draw(fields: Mapping[str, Any], seed: int, sizes: Mapping[str, int], tor
     return draw_inputs(t0, seed, sizes, torch, on=on)
 
 
+def planned_bytes(fields: Mapping[str, Any], sizes: Mapping[str, int], torch: Any) -> int | None:
+    """The bytes T0_original's inputs at `sizes` would hold, from their shapes alone: the
+    generator runs on torch's meta device, where nothing is allocated. None when it cannot run
+    there (a generator that builds its tensors another way)."""
+    t0 = next(s for s in fields["suites"] if s.name == "T0_original")
+    try:
+        with torch.device("meta"):
+            inputs = list(t0.gen(torch, sizes))
+    except Exception:  # noqa: BLE001 - any generator the meta device cannot run: no estimate, no refusal
+        return None
+    return sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
+
+
 def finish(spec: Spec, raw: list[Any], seed: int, torch: Any) -> list[Any]:
     """`spec`'s transform of a raw draw (`raw_draw` under the same seed)."""
     # The transform's own randomness (sparse masks, spike positions) follows the same seed.

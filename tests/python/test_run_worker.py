@@ -449,3 +449,28 @@ def test_a_stray_write_into_the_kept_step_outputs_is_caught_and_the_original_run
     rebuilt.clear()
     assert w.restore_if_damaged() is True and rebuilt == ["inputs"]
     assert w.restore_if_damaged() is False
+
+
+def test_a_generated_column_too_large_for_the_machine_is_refused_before_anything_is_drawn(monkeypatch):
+    """Its inputs' bytes come from shapes on the meta device (nothing allocated, even for
+    2^40 elements); over the limit the column is the machine's failure, never drawn."""
+    from kmut import generators, loader
+    from kmut.machine import MachineFailure, environment_failure
+
+    from .conftest import ROOT
+
+    demo = ROOT / "tests" / "fixtures" / "L1p19_witness_demo.py"
+    fields, K, _ = loader.load(demo, torch)
+    drawn = generators.raw_draw(fields, 1, {"n": 512}, torch)
+    assert generators.planned_bytes(fields, {"n": 512}, torch) == sum(t.numel() * t.element_size() for t in drawn) == 2048
+    assert generators.planned_bytes(fields, {"n": 1 << 40}, torch) == 4 << 40, "shapes only: 4 TiB is never allocated"
+    w = Worker.__new__(Worker)
+    w.torch, w.cpu, w.device = torch, True, torch.device("cpu")
+    w.refuse_oversized(fields, "W:boundary:1:n=513", {"n": 513})  # 2 KiB: under any machine's limit
+    with pytest.raises(MachineFailure) as refused:
+        w.refuse_oversized(fields, "W:boundary:1:n=1099511627776", {"n": 1 << 40})
+    why = environment_failure(refused.value, torch)
+    assert why.startswith("out of memory before drawing: W:boundary:1:n=1099511627776's inputs alone would take 4096.0 GiB"), why
+    monkeypatch.setenv("KMUT_MAX_INPUT_BYTES", "1000")
+    with pytest.raises(MachineFailure):
+        w.refuse_oversized(fields, "W:boundary:1:n=513", {"n": 513})
