@@ -57,7 +57,7 @@ from typing import Any
 
 from . import generators, jsonlines
 from .compare import compare
-from .machine import MachineFailure, environment_failure, first_line
+from .machine import MachineFailure, TooLarge, environment_failure, first_line
 
 # Elements of canary before and after every buffer `launch` allocates: an index one row off
 # lands in them, not in a neighbouring allocation.
@@ -536,7 +536,7 @@ class Worker:
         need = generators.planned_bytes(fields, sizes, self.torch)
         limit = int(os.environ.get("KMUT_MAX_INPUT_BYTES", "0")) or self.input_limit()
         if need is not None and need > limit:
-            raise MachineFailure(
+            raise TooLarge(
                 f"out of memory before drawing: {name}'s inputs alone would take {need / 2**30:.1f} GiB, over this machine's "
                 f"{limit / 2**30:.1f} GiB for one column's inputs (a third of the device's or the host's memory)"
             )
@@ -948,7 +948,8 @@ def serve(worker: Worker, stream: Any) -> int:
                 why = preparation_failure(e, worker.torch, alive, worker.cpu)
                 if why and alive:
                     worker.release()
-                emit("error", detail=why or f"{type(e).__name__}: {e}", fatal=not alive, environment=why is not None)
+                emit("error", detail=why or f"{type(e).__name__}: {e}", fatal=not alive, environment=why is not None,
+                     retry_alone=not isinstance(e, TooLarge))
                 if not alive:
                     return 3
         elif op == "release":

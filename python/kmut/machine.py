@@ -24,6 +24,12 @@ class MachineFailure(Exception):
     reason), raised again where it surfaces: it keeps that reason, never wrapped a second time."""
 
 
+class TooLarge(MachineFailure):
+    """A column this machine cannot hold, known before anything is allocated: the machine's
+    failure, and one that having the device to itself would not cure (the engine then skips
+    the column at once instead of retrying it alone)."""
+
+
 def environment_failure(e: BaseException, torch: Any) -> str | None:
     """Why `e` is the machine's failure and not the mutant's (out of device or host memory, a
     full disk or quota), or None. A mutant changes kernels and their launch configuration,

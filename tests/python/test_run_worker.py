@@ -277,6 +277,15 @@ def test_out_of_memory_in_a_preparation_releases_the_column_and_is_the_machines(
     code, line = _served(worker, capsys)
     assert code == 0 and line["environment"] is True and worker.released == 1
     assert line["detail"].startswith("out of GPU memory")
+    assert line["retry_alone"] is True, "the device to itself may cure an out-of-memory error"
+
+
+def test_a_column_too_large_for_the_machine_is_reported_as_not_worth_a_retry_alone(capsys):
+    from kmut.machine import TooLarge
+
+    code, line = _served(_DyingPreparation(True, TooLarge("out of memory before drawing: 32 GiB")), capsys)
+    assert code == 0 and line["environment"] is True and line["fatal"] is False
+    assert line["retry_alone"] is False and line["detail"] == "out of memory before drawing: 32 GiB"
 
 
 def test_generated_columns_of_one_size_and_seed_share_one_draw_and_keep_their_values(tmp_path, monkeypatch):
@@ -455,7 +464,7 @@ def test_a_generated_column_too_large_for_the_machine_is_refused_before_anything
     """Its inputs' bytes come from shapes on the meta device (nothing allocated, even for
     2^40 elements); over the limit the column is the machine's failure, never drawn."""
     from kmut import generators, loader
-    from kmut.machine import MachineFailure, environment_failure
+    from kmut.machine import MachineFailure, TooLarge, environment_failure
 
     from .conftest import ROOT
 
@@ -469,6 +478,7 @@ def test_a_generated_column_too_large_for_the_machine_is_refused_before_anything
     w.refuse_oversized(fields, "W:boundary:1:n=513", {"n": 513})  # 2 KiB: under any machine's limit
     with pytest.raises(MachineFailure) as refused:
         w.refuse_oversized(fields, "W:boundary:1:n=1099511627776", {"n": 1 << 40})
+    assert isinstance(refused.value, TooLarge), "the engine skips it at once instead of retrying it alone"
     why = environment_failure(refused.value, torch)
     assert why.startswith("out of memory before drawing: W:boundary:1:n=1099511627776's inputs alone would take 4096.0 GiB"), why
     monkeypatch.setenv("KMUT_MAX_INPUT_BYTES", "1000")

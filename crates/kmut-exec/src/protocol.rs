@@ -80,6 +80,9 @@ pub enum Event {
         detail: String,
         fatal: bool,
         environment: bool,
+        /// A machine failure that the device to itself could cure (the default); false when the
+        /// worker knows it cannot (a column too large for the machine, found before drawing).
+        retry_alone: bool,
     },
     /// A line that is not a readable event: the worker's bug, shown to the user.
     Noise(String),
@@ -185,9 +188,12 @@ impl Event {
                 skipped_steps: v.get("skipped_steps").and_then(Value::as_u64).unwrap_or(0),
             })),
             "released" => Event::Released,
-            "error" => {
-                Event::Error { detail: text("detail").unwrap_or_else(|| "no detail".to_owned()), fatal: flag("fatal"), environment: flag("environment") }
-            }
+            "error" => Event::Error {
+                detail: text("detail").unwrap_or_else(|| "no detail".to_owned()),
+                fatal: flag("fatal"),
+                environment: flag("environment"),
+                retry_alone: v.get("retry_alone").and_then(Value::as_bool).unwrap_or(true),
+            },
             "noise" => Event::Noise(text("line").unwrap_or_default()),
             _ => Event::Other,
         })
@@ -255,7 +261,11 @@ mod tests {
         assert_eq!(Event::parse(r#"{"no":"event"}"#), Event::Noise(r#"{"no":"event"}"#.into()));
         assert_eq!(
             Event::parse(r#"{"event":"error","detail":"oom","environment":true}"#),
-            Event::Error { detail: "oom".into(), fatal: false, environment: true }
+            Event::Error { detail: "oom".into(), fatal: false, environment: true, retry_alone: true }
+        );
+        assert_eq!(
+            Event::parse(r#"{"event":"error","detail":"too large","environment":true,"retry_alone":false}"#),
+            Event::Error { detail: "too large".into(), fatal: false, environment: true, retry_alone: false }
         );
         assert_eq!(Event::parse(r#"{"event":"ready","memory_total":5}"#), Event::Ready { backend: None, name: None, memory_total: Some(5) });
     }

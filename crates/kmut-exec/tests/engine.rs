@@ -887,3 +887,20 @@ fn a_column_the_machine_cannot_prepare_leaves_its_mutants_undecided_and_the_subs
     };
     assert_eq!((seeds("survive-a"), seeds("late-b"), seeds("kill-c")), (vec![1, 3], vec![1, 3], vec![1]));
 }
+
+#[test]
+fn a_column_the_worker_knows_is_too_large_is_skipped_without_a_retry_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let mut plan = setup(&mut store, "L1p1_x", &["survive-a", "kill-c"]);
+    plan.columns[1].suite = "T9_toolarge".into();
+    let sent = dir.path().join("sent.log");
+    let mut cfg = config(dir.path(), true, 2);
+    cfg.worker_command.extend(["--log".into(), sent.display().to_string()]);
+    let s = run(&mut store, &[plan], cfg, 0);
+    assert!(s.failures.is_empty() && s.environment_errors.len() == 1, "{s:?}");
+    assert!(s.environment_errors[0].contains("not retried: too large for this machine"), "{s:?}");
+    let asked = std::fs::read_to_string(&sent).unwrap().lines().filter(|l| l.contains("T9_toolarge")).count();
+    assert_eq!(asked, 1, "asked once: the device to itself cannot make it fit");
+    assert_eq!((s.decided, s.killed), (1, 1), "kill-c decided; survive-a undecided on the skipped column: {s:?}");
+}

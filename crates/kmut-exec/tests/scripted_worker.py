@@ -25,7 +25,8 @@ column's preparation as taking 100 s (without waiting); one whose name starts wi
 (`margin`), every generated column of scale 1000 invalid (past the ceiling); one whose name starts
 with `oomprep` runs out of memory
 preparing each column the first time any worker tries it (with --state). The device reports 100 GiB.
-A column whose suite contains `hugeprep` runs out of memory preparing, every time.
+A column whose suite contains `hugeprep` runs out of memory preparing, every time; one whose suite
+contains `toolarge` is refused as too large for the machine (`retry_alone: false`).
 On a column whose suite contains `origfail` the original's own output is off by tau* = max abs =
 1e-3 (a bound tighter than that rejects the original there).
 `{"op": "release"}` drops the column. Options:
@@ -150,6 +151,9 @@ def main():
                 continue
             if name.startswith("oomprep") and first_time(f"prep-{name}-{req['suite']}-{req['seed']}") or "hugeprep" in req["suite"]:
                 emit("error", detail="out of GPU memory: scripted", fatal=False, environment=True)
+                continue
+            if "toolarge" in req["suite"]:
+                emit("error", detail="out of memory before drawing: scripted", fatal=False, environment=True, retry_alone=False)
                 continue
             holding("drop")
             column = (req["suite"], req["seed"])

@@ -199,7 +199,7 @@ impl<'a> Prober<'a> {
             };
             match event {
                 Event::Column(report) => return Ok(report),
-                Event::Error { detail, fatal, environment } => {
+                Event::Error { detail, fatal, environment, .. } => {
                     if fatal {
                         self.drop_process();
                     }

@@ -41,13 +41,13 @@ impl Engine<'_> {
                 self.slots[i].held = 0;
                 self.slots[i].state = SlotState::Idle;
             }
-            (Event::Error { detail, fatal, environment }, state) => {
+            (Event::Error { detail, fatal, environment, retry_alone }, state) => {
                 self.last_error.clone_from(&detail);
                 match *state {
                     SlotState::Preparing { unit, .. } if environment => {
                         self.slots[i].state = SlotState::Idle;
                         self.slots[i].held = 0;
-                        self.prep_environment_failed(i, unit, &detail);
+                        self.prep_environment_failed(i, unit, &detail, retry_alone);
                     }
                     SlotState::Preparing { unit, .. } => {
                         self.slots[i].state = SlotState::Idle;
@@ -137,7 +137,7 @@ impl Engine<'_> {
                 self.retried(i, unit, cand);
             }
             SlotState::Preparing { unit, .. } if killed => {
-                self.prep_environment_failed(i, unit, &format!("the worker was killed from outside ({status}; the kernel's OOM killer?)"));
+                self.prep_environment_failed(i, unit, &format!("the worker was killed from outside ({status}; the kernel's OOM killer?)"), true);
             }
             SlotState::Preparing { unit, .. } => self.prep_failed(unit, &format!("the worker died while preparing it ({status})")),
             SlotState::Starting { .. } => {

@@ -33,11 +33,13 @@ impl Engine<'_> {
 
     /// A column could not be prepared for the machine's reasons: retried once alone, then the
     /// substrate fails with the reason (a failure of the run, no verdict).
-    pub(super) fn prep_environment_failed(&mut self, i: usize, unit: UnitKey, why: &str) {
+    pub(super) fn prep_environment_failed(&mut self, i: usize, unit: UnitKey, why: &str, retry_alone: bool) {
         let n = self.env_failed_preps.entry(unit).or_insert(0);
         *n += 1;
         let col = &self.plans[unit.sub].columns[unit.col];
-        if *n < 2 {
+        // Not when the worker knows the device to itself cannot help (a column too large for the
+        // machine): the retry would make every other worker release its column for nothing.
+        if *n < 2 && retry_alone {
             self.reporter.note(&format!("{} {} seed {}: {why}: retrying it with the device to itself", self.plans[unit.sub].name, col.suite, col.seed));
             self.alone.insert(unit);
             self.reserve(i, unit);
@@ -45,8 +47,9 @@ impl Engine<'_> {
             // Only this column: one generated size too large for the machine (2026-12-06,
             // L1p40's `W:boundary:1:batch=2049`, a 32 GiB input) must not stop the substrate's
             // other columns and mutants. Its mutants stay undecided on it: never a verdict.
+            let tried = if retry_alone { "twice, the second time with the device to itself" } else { "not retried: too large for this machine" };
             let what = format!(
-                "column {} seed {} could not be prepared: {why} (twice, the second time with the device to itself); mutants that need it stay undecided, its other columns go on",
+                "column {} seed {} could not be prepared: {why} ({tried}); mutants that need it stay undecided, its other columns go on",
                 col.suite, col.seed
             );
             self.reporter.note(&format!("{}: {what}", self.plans[unit.sub].name));
