@@ -532,18 +532,25 @@ class Worker:
         an H100 host at 118 of its 128 GiB: L1p40's `W:boundary:1:batch=2049`, 32 GiB of input,
         killed on the host and then out of GPU memory alone). Preparing a column holds the
         inputs two or three times over (the draw, the device copy, the fp64 copy of the validity
-        gate), so a third is the most that can fit. `KMUT_MAX_INPUT_BYTES` sets the limit."""
+        gate), so a third is the most that can fit. The host's share is of its memory available
+        now, so the same column may fit a later, emptier machine: a refusal is never a verdict.
+        `KMUT_MAX_INPUT_BYTES` sets the limit."""
         need = generators.planned_bytes(fields, sizes, self.torch)
-        limit = int(os.environ.get("KMUT_MAX_INPUT_BYTES", "0")) or self.input_limit()
+        try:
+            limit = int(os.environ.get("KMUT_MAX_INPUT_BYTES", "0")) or self.input_limit()
+        except Exception as e:  # noqa: BLE001 - a guard, not a verdict: without a limit the column is drawn as before
+            progress(f"no input limit for {name}: {type(e).__name__}: {e}")
+            return
         if need is not None and need > limit:
             raise TooLarge(
                 f"out of memory before drawing: {name}'s inputs alone would take {need / 2**30:.1f} GiB, over this machine's "
-                f"{limit / 2**30:.1f} GiB for one column's inputs (a third of the device's or the host's memory)"
+                f"{limit / 2**30:.1f} GiB for one column's inputs (a third of the device's memory or of the host's available now)"
             )
 
     def input_limit(self) -> int:
-        """A third of the smaller of the host's memory and (on a GPU) the device's."""
-        host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        """A third of the smaller of the host's available memory (`host_available`: the scratch
+        folder in /dev/shm and the other workers take from it) and, on a GPU, the device's."""
+        host = host_available()
         if self.cpu:
             return host // 3
         return min(host, self.torch.cuda.get_device_properties(self.device).total_memory) // 3
@@ -916,6 +923,19 @@ class Phases:
 
     def __str__(self) -> str:
         return " ".join(f"{name} {s * 1e3:.0f} ms" for name, s in self.spent)
+
+
+def host_available() -> int:
+    """The host's available memory now (`MemAvailable` of /proc/meminfo), or its total where
+    that cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def preparation_failure(e: BaseException, torch: Any, alive: bool, cpu: bool) -> str | None:

@@ -45,3 +45,27 @@ def test_hang_out_of_bounds_and_crash_are_recorded_and_the_run_goes_on(kmut_cmd,
     # Every live mutant got a verdict, and the worker replacements did not lose any.
     assert evaluated == live
     assert "workers replaced" in out.stderr
+
+
+@pytest.mark.gpu
+def test_the_input_limit_on_a_gpu_is_a_third_of_the_smaller_memory_and_refuses_l1p40_s_largest_boundary():
+    """The guard against columns too large for the machine (`Worker.refuse_oversized`) on the
+    device: the official inputs of L1p40 pass it, its `batch=2049` boundary size (32 GiB of input,
+    killed on an H100 host on 2026-12-06) does not."""
+    import torch
+    from kmut import generators, loader
+    from kmut._run_worker import Worker
+    from kmut.machine import TooLarge
+
+    w = Worker.__new__(Worker)
+    w.torch, w.cpu, w.device = torch, False, torch.device("cuda:0")
+    limit = w.input_limit()
+    assert 0 < limit <= torch.cuda.get_device_properties(0).total_memory // 3
+    fields, K, _ = loader.load(ROOT / "substrates" / "accepted" / "L1p40_layernorm.py", torch)
+    official = K.sizes_for(fields["dims"], next(s for s in fields["suites"] if s.name == "T0_original"))
+    w.refuse_oversized(fields, "W:dense:1:official", official)
+    # A batch whose input is just over the limit (the host's share moves with what it holds).
+    per_row = generators.planned_bytes(fields, {**official, "batch": 1}, torch)
+    over = {**official, "batch": limit // per_row + 2}
+    with pytest.raises(TooLarge):
+        w.refuse_oversized(fields, f"W:boundary:1:batch={over['batch']}", over)
