@@ -43,6 +43,16 @@ gpu_check() {
 # 2026-12-06: a mutant's pipeline replays the steps before its first changed one; checked against
 # launching every step (the same store to the bit) before any run relies on it.
 [ "${PREFIX_TEST:-0}" = 1 ] && gpu_check tests/python/test_prefix.py KMUT_PREFIX run "pipelines with the replayed prefix and fully launched"
+# Third session of 2026-12-06: the guard against generated columns too large for the machine
+# (`Worker.refuse_oversized`), checked on this device first; if it fails, the limit is lifted
+# (KMUT_MAX_INPUT_BYTES huge) so no column is refused by an unchecked path.
+if [ "${LIMIT_TEST:-1}" = 1 ]; then
+  if python3 -m pytest -q -p no:cacheprovider tests/python/test_run_gpu.py -m gpu -k input_limit > "$L/input-limit.txt" 2>&1; then
+    stamp "input limit checked: $(tail -n 1 "$L/input-limit.txt")"
+  else
+    export KMUT_MAX_INPUT_BYTES=$((1 << 50)); stamp "input limit check FAILED; KMUT_MAX_INPUT_BYTES=$KMUT_MAX_INPUT_BYTES"; tail -n 30 "$L/input-limit.txt"
+  fi
+fi
 # kmut.fastrand against torch.rand on this host's cores (the draws of every official input).
 [ "${DRAW_BENCH:-1}" = 1 ] && stamp "$(python3 -m kmut bench draw --elements $((1 << 28)) --repeat 2 2>&1 | tail -n 1)"
 # 2026-12-06: issue 21's compile goal on this host's cores (one thread, N threads, a pool of N NVRTC processes).
