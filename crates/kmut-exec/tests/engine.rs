@@ -904,3 +904,24 @@ fn a_column_the_worker_knows_is_too_large_is_skipped_without_a_retry_alone() {
     assert_eq!(asked, 1, "asked once: the device to itself cannot make it fit");
     assert_eq!((s.decided, s.killed), (1, 1), "kill-c decided; survive-a undecided on the skipped column: {s:?}");
 }
+
+#[test]
+fn early_rounds_for_an_idle_worker_stay_within_the_budget() {
+    // One substrate whose preparations report 100 s (the second worker never joins the column
+    // the first holds), every mutant killed on the first column: the second worker stands idle
+    // with nothing it may take for the whole run, and every new round only joins the held
+    // column. Early rounds for it must still be sized to the budget: a 2 s budget at about ten
+    // evaluations a second cannot take all 60 mutants (each taken one runs to its end).
+    let ids: Vec<String> = (0..60).map(|i| format!("kill-{i}")).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "costlyprep_x", &refs)];
+    let mut cfg = config(dir.path(), true, 2);
+    cfg.round = Some(2);
+    cfg.deadline = Some(std::time::Instant::now() + Duration::from_secs(2));
+    cfg.worker_command.extend(["--delay".into(), "0.1".into()]);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert!(s.budget_spent && s.decided < 45, "rounds were taken past what the budget fits: {s:?}");
+    assert_eq!(s.evaluations, s.decided, "each taken mutant killed by one evaluation: {s:?}");
+}

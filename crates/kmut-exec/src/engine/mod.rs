@@ -382,11 +382,14 @@ impl<'a> Engine<'a> {
             // deadline no round starts, and the taken ones run to their end: every mutant taken
             // is fully evaluated.
             let past_deadline = self.config.deadline.is_some_and(|d| Instant::now() >= d);
-            if taken < order.len() && !past_deadline && (self.units.values().all(|u| u.pending.is_empty()) || self.starved_round()) {
+            if taken < order.len() && !past_deadline && (self.units.values().all(|u| u.pending.is_empty()) || self.starved_round(&order[..taken])) {
                 let settled = order[..taken].iter().filter(|&&(s, c)| self.decided(s, c)).count();
                 let size = self.next_round_size(settled, order.len() - taken);
                 result = self.start_round(&order[taken..taken + size]);
                 taken += size;
+                // The idle workers have not yet been offered this round's work: whether they
+                // still find nothing is the next step's to say, not the last one's.
+                self.starved = false;
                 continue;
             }
             if self.units.is_empty() {

@@ -93,11 +93,34 @@ impl Engine<'_> {
     /// first measured footprint, and a new round's columns would only compete with it. (The
     /// 2026-12-06 audit of the illusion protocol: ten workers idle 82% of their time while a
     /// round's VGG columns at batch 513, 33 s to prepare each, went one worker at a time.)
-    pub(super) fn starved_round(&self) -> bool {
-        self.starved
-            && self.units.iter().filter(|(_, u)| !u.pending.is_empty()).all(|(k, _)| {
+    ///
+    /// `taken`: the mutants of the rounds started so far. An early round is sized like any
+    /// (`next_round_size`) as if the time left were its own, so it starts only while the taken
+    /// mutants that still have work here are fewer than what fits in that time: otherwise, where
+    /// each new round's mutants only join the held columns (one substrate, or the order's tail)
+    /// and the idle worker stays idle, a round started at every step took the whole order within
+    /// a second, far past the budget, and every taken mutant runs to its end.
+    pub(super) fn starved_round(&self, taken: &[(usize, usize)]) -> bool {
+        let held = || {
+            self.units.iter().filter(|(_, u)| !u.pending.is_empty()).all(|(k, _)| {
                 self.slots.iter().any(|s| s.prepared == Some(*k) || matches!(s.state, super::pool::SlotState::Preparing { unit, .. } if unit == *k))
             })
+        };
+        if !(self.starved && held()) {
+            return false;
+        }
+        let settled = taken.iter().filter(|&&(s, c)| self.decided(s, c)).count();
+        // Not a mutant whose substrate stopped, nor one left only with columns skipped here.
+        let open = |s: usize, c: usize| {
+            self.failed[s].is_none()
+                && !self.decided(s, c)
+                && (0..self.plans[s].columns.len()).any(|col| {
+                    let key = UnitKey { sub: s, col };
+                    self.needs(s, c, col) && !self.invalid.contains(&key) && !self.unpreparable.contains(&key)
+                })
+        };
+        let waiting = taken.iter().filter(|&&(s, c)| open(s, c)).count();
+        waiting < self.next_round_size(settled, usize::MAX)
     }
 
     /// Under a budget: as many mutants as the rate so far (`done`: the taken mutants settled)
