@@ -925,3 +925,38 @@ fn early_rounds_for_an_idle_worker_stay_within_the_budget() {
     assert!(s.budget_spent && s.decided < 45, "rounds were taken past what the budget fits: {s:?}");
     assert_eq!(s.evaluations, s.decided, "each taken mutant killed by one evaluation: {s:?}");
 }
+
+#[test]
+fn a_worker_that_cannot_join_a_held_column_leaves_it_to_its_holder() {
+    // One column that fits the machine once but not twice (a second worker preparing it beside
+    // the first's copy runs out of memory, or is refused as too large from the host's memory
+    // available then). The second worker's failed join is not the column's: the holder goes on
+    // with its queue and every mutant is decided. Before, the join's failure marked the column
+    // unpreparable (at once when too large; after the retry alone when out of memory, as the
+    // first worker then failed to join the retrier) and dropped the holder's remaining work.
+    let ids: Vec<String> = (0..12).map(|i| format!("survive-{i}")).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    for suite in ["T9_crowdedbig", "T9_crowdedoom"] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let mut plan = setup(&mut store, "L1p1_x", &refs);
+        plan.columns = vec![Column { suite: suite.into(), seed: 1 }];
+        plan.search_from = 1;
+        let sent = dir.path().join("sent.log");
+        let mut cfg = config(dir.path(), false, 2);
+        let holdings = dir.path().join("holdings.log");
+        cfg.worker_command.extend([
+            "--delay".into(),
+            "0.05".into(),
+            "--holdings".into(),
+            holdings.display().to_string(),
+            "--log".into(),
+            sent.display().to_string(),
+        ]);
+        let s = run(&mut store, &[plan], cfg, 0);
+        assert!(s.failures.is_empty() && s.environment_errors.is_empty(), "{suite}: {s:?}");
+        assert_eq!((s.decided, s.evaluations), (ids.len(), ids.len()), "{suite}: every mutant on the column once: {s:?}");
+        let preps = preparations(&sent, "L1p1_x");
+        assert_eq!(preps, 2, "{suite}: the second worker tried to join, once ({preps} preparations)");
+    }
+}

@@ -26,7 +26,10 @@ column's preparation as taking 100 s (without waiting); one whose name starts wi
 with `oomprep` runs out of memory
 preparing each column the first time any worker tries it (with --state). The device reports 100 GiB.
 A column whose suite contains `hugeprep` runs out of memory preparing, every time; one whose suite
-contains `toolarge` is refused as too large for the machine (`retry_alone: false`).
+contains `toolarge` is refused as too large for the machine (`retry_alone: false`). One whose suite
+contains `crowded` fails to prepare only while another worker holds a column (with --holdings), as
+a column that fits the machine alone but not beside another's copy: `crowdedbig` refused as too
+large (`retry_alone: false`), any other `crowded` suite out of GPU memory.
 On a column whose suite contains `origfail` the original's own output is off by tau* = max abs =
 1e-3 (a bound tighter than that rejects the original there).
 `{"op": "release"}` drops the column. Options:
@@ -97,6 +100,8 @@ def holding(what):
 def others_hold():
     """Whether another worker holds a column now, from the --holdings log."""
     held = {}
+    if not os.path.exists(args.holdings):
+        return False  # nothing held yet
     with open(args.holdings) as f:
         for line in f:
             fields = line.split()
@@ -151,6 +156,10 @@ def main():
                 continue
             if name.startswith("oomprep") and first_time(f"prep-{name}-{req['suite']}-{req['seed']}") or "hugeprep" in req["suite"]:
                 emit("error", detail="out of GPU memory: scripted", fatal=False, environment=True)
+                continue
+            if "crowded" in req["suite"] and args.holdings and others_hold():
+                big = "crowdedbig" in req["suite"]
+                emit("error", detail="out of memory: scripted, beside another worker's column", fatal=False, environment=True, retry_alone=not big)
                 continue
             if "toolarge" in req["suite"]:
                 emit("error", detail="out of memory before drawing: scripted", fatal=False, environment=True, retry_alone=False)

@@ -288,6 +288,9 @@ pub struct Engine<'a> {
     /// device to itself): nothing runs on them in this run, later columns still open, and a
     /// mutant that needs one stays undecided (it is not a verdict, and a later run retries it).
     unpreparable: HashSet<UnitKey>,
+    /// Columns a worker failed to join for the machine's reasons while another held them: no
+    /// worker joins them again while they are held (`prep_environment_failed`).
+    crowded: HashSet<UnitKey>,
     /// Makes each round's images when it starts; `None`: the plan made them all.
     images: Option<&'a mut dyn RoundImages>,
 }
@@ -341,6 +344,7 @@ impl<'a> Engine<'a> {
             alone: HashSet::new(),
             invalid: HashSet::new(),
             unpreparable: HashSet::new(),
+            crowded: HashSet::new(),
             images: None,
         }
     }

@@ -253,7 +253,9 @@ impl Engine<'_> {
         // A column other workers hold already is joined only where that pays (`worth_joining`),
         // counting the holders that are getting on with it: one whose evaluation has run longer
         // than a preparation takes (a hang the watchdog has not ended yet) holds nothing up.
+        // Nor one that a worker failed to join beside its holders for lack of memory (`crowded`).
         let joinable = |k: &UnitKey, u: &Unit| match self.moving_holders(*k) {
+            _ if self.crowded.contains(k) && on(k) > 0 => false,
             0 => true,
             n => self.worth_joining(*k, u, n),
         };

@@ -31,9 +31,25 @@ impl Engine<'_> {
         self.maybe_close(unit);
     }
 
-    /// A column could not be prepared for the machine's reasons: retried once alone, then the
-    /// substrate fails with the reason (a failure of the run, no verdict).
+    /// A column could not be prepared for the machine's reasons: retried once alone (unless the
+    /// worker says that cannot help), then skipped for the run (`unpreparable`: an error of the
+    /// run, no verdict). A failed join of a column others hold is neither.
     pub(super) fn prep_environment_failed(&mut self, i: usize, unit: UnitKey, why: &str, retry_alone: bool) {
+        // A worker that failed to join a column another worker holds: the column fits this
+        // machine (it is prepared here), only not once more beside what is held now (a too-large
+        // refusal reads the host's memory available now, which the holder's copy takes from).
+        // Not the column's failure: counted, it marked a column in use unpreparable and dropped
+        // its holder's queue (at once when too large; after a retry alone when out of memory,
+        // the holder then failing to join the retrier), leaving its mutants undecided. The
+        // holders go on with it, and no worker joins it again while it is held.
+        if self.slots.iter().enumerate().any(|(j, s)| j != i && s.prepared == Some(unit)) {
+            let col = &self.plans[unit.sub].columns[unit.col];
+            self.reporter.note(&format!("{} {} seed {}: {why}: not joined; the workers that hold it go on", self.plans[unit.sub].name, col.suite, col.seed));
+            self.crowded.insert(unit);
+            self.alone.remove(&unit);
+            self.unreserve(i);
+            return;
+        }
         let n = self.env_failed_preps.entry(unit).or_insert(0);
         *n += 1;
         let col = &self.plans[unit.sub].columns[unit.col];
