@@ -14,7 +14,8 @@ fn pct(r: &Rate) -> String {
     }
 }
 
-fn table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
+fn table(out: &mut String, header: &[impl AsRef<str>], rows: &[Vec<String>]) {
+    let header: Vec<String> = header.iter().map(|h| h.as_ref().to_owned()).collect();
     let mut widths: Vec<usize> = header.iter().map(String::len).collect();
     for r in rows {
         for (w, c) in widths.iter_mut().zip(r) {
@@ -22,7 +23,7 @@ fn table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
         }
     }
     let line = |cells: &[String]| cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect::<Vec<_>>().join("  ").trim_end().to_owned();
-    let _ = writeln!(out, "{}", line(header));
+    let _ = writeln!(out, "{}", line(&header));
     for r in rows {
         let _ = writeln!(out, "{}", line(r));
     }
@@ -50,10 +51,7 @@ fn by_group(out: &mut String, a: &Audit, title: &str, pick: impl Fn(&crate::Prot
 /// the problems where it is blind.
 fn rates_table(out: &mut String, a: &Audit) {
     let _ = writeln!(out, "\ndetection rate (95% interval; exact when every live mutant is settled); false kills are inputs on which the protocol rejects the original, never detections");
-    let header: Vec<String> = ["protocol", "comparison", "detected", "rate", "false kills (inputs / problems)", "dropped inputs", "blind (mutants / problems)"]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
+    let header = ["protocol", "comparison", "detected", "rate", "false kills (inputs / problems)", "dropped inputs", "blind (mutants / problems)"];
     let rows: Vec<Vec<String>> = a
         .rates
         .iter()
@@ -110,7 +108,7 @@ pub fn render(a: &Audit) -> String {
             "\ngain over {} = inputs (the protocol's inputs at {}'s tolerance) + tolerance (the rest); points of detection rate (mutants)",
             a.decompositions[0].from, a.decompositions[0].from
         );
-        let header: Vec<String> = ["protocol", "total", "inputs", "tolerance"].iter().map(|s| (*s).to_owned()).collect();
+        let header = ["protocol", "total", "inputs", "tolerance"];
         let rows: Vec<Vec<String>> = a
             .decompositions
             .iter()

@@ -58,6 +58,14 @@ pub struct SubstratePlan {
     pub original_bound: Option<kmut_model::Bound>,
 }
 
+impl SubstratePlan {
+    /// Whether the run's bound rejects the original's output on a column with these measures
+    /// (a false kill: nothing there decides); never without a bound.
+    pub fn rejects_original(&self, tau: Option<f64>, max_abs: Option<f64>) -> bool {
+        self.original_bound.is_some_and(|bound| bound.fails(tau, max_abs))
+    }
+}
+
 /// `search_from` of a plan whose `columns` are `inputs`' under `protocol`: in a witness search,
 /// how many leading columns are the protocol's own.
 pub fn search_from(columns: &[Column], protocol: &kmut_model::Protocol, desc: &kmut_model::SubstrateDescription, inputs: kmut_model::Inputs) -> usize {

@@ -138,6 +138,21 @@ fn run(store: &mut Store, plans: &[SubstratePlan], cfg: EngineConfig, stop_after
     Engine::new(cfg, plans, store, run, &reporter, interrupt).run(&order(plans)).unwrap()
 }
 
+/// The scripted workers' `--holdings` (and `--evals`) lines, split into fields, in the order of
+/// their timestamps (the system-wide monotonic clock, so the workers' lines sort together).
+fn holdings_log(path: &Path) -> Vec<(f64, Vec<String>)> {
+    let mut lines: Vec<(f64, Vec<String>)> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<String> = l.split_whitespace().map(str::to_owned).collect();
+            (f[0].parse().unwrap(), f)
+        })
+        .collect();
+    lines.sort_by(|a, b| a.0.total_cmp(&b.0));
+    lines
+}
+
 fn outcome(store: &Store, substrate: &str, id: &str) -> Vec<(u64, Outcome, Option<String>)> {
     store.evaluations(substrate, TARGET).unwrap().into_iter().filter(|e| e.mutant == id).map(|e| (e.seed, e.outcome, e.crash)).collect()
 }
@@ -385,15 +400,7 @@ fn out_of_memory_is_retried_alone_and_never_stored_as_a_verdict() {
     // Retried alone: replay the log in time order. Each machine's failure (oomonce-a, oom-b and
     // oomkill-c on each column) is tried exactly twice, and the second try reaches its worker
     // when no other worker holds a column.
-    let mut lines: Vec<(f64, Vec<String>)> = std::fs::read_to_string(&holdings)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let f: Vec<String> = l.split_whitespace().map(str::to_owned).collect();
-            (f[0].parse().unwrap(), f)
-        })
-        .collect();
-    lines.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let lines = holdings_log(&holdings);
     let mut held = std::collections::BTreeMap::new();
     let mut tries: std::collections::BTreeMap<(&str, &str), usize> = std::collections::BTreeMap::new();
     for (_, f) in &lines {
@@ -449,15 +456,8 @@ fn columns_too_large_to_share_a_device_are_never_held_at_once() {
     assert!(second.failures.is_empty() && second.environment_errors.is_empty(), "{second:?}");
     assert_eq!((second.resumed, second.evaluations), (6, 6));
     // Replay who held a big column when: never two workers at once.
-    let mut events: Vec<(f64, String, bool)> = std::fs::read_to_string(&holdings)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f[0].parse().unwrap(), f[1].to_owned(), f[2] == "hold" && f.get(3).is_some_and(|n| n.starts_with("big")))
-        })
-        .collect();
-    events.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let events: Vec<(f64, String, bool)> =
+        holdings_log(&holdings).into_iter().map(|(t, f)| (t, f[1].clone(), f[2] == "hold" && f.get(3).is_some_and(|n| n.starts_with("big")))).collect();
     let mut holding = std::collections::BTreeMap::new();
     for (_, pid, big) in &events {
         holding.insert(pid.clone(), *big);
@@ -565,15 +565,7 @@ fn a_witness_search_prepares_its_columns_side_by_side_and_drops_a_mutant_killed_
         // waves would hold at most one column of a substrate at a time).
         let mut held: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
         let mut apart = false;
-        let mut lines: Vec<(f64, Vec<String>)> = std::fs::read_to_string(&holdings)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let f: Vec<String> = l.split_whitespace().map(str::to_owned).collect();
-                (f[0].parse().unwrap(), f)
-            })
-            .collect();
-        lines.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let lines = holdings_log(&holdings);
         for (_, f) in &lines {
             if f[2] == "hold" {
                 held.insert(f[1].clone(), f[4].clone());

@@ -42,7 +42,7 @@ impl Engine<'_> {
         if let Some(layout) = v.steps.as_ref().and_then(|s| crate::steps::layout(&b.substrate, &b.target, &b.suite, b.seed, s)) {
             self.store.put_step_layout(&layout, self.run)?;
         }
-        let false_kill = plan.original_bound.is_some_and(|bound| bound.fails(b.tau, b.max_abs));
+        let false_kill = plan.rejects_original(b.tau, b.max_abs);
         if false_kill {
             self.summary.false_kill_columns += 1;
         }

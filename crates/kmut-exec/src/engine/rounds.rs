@@ -52,8 +52,7 @@ impl Engine<'_> {
                 }
                 let current = b.image.as_deref() == Some(plan.original_id.as_str());
                 let refused = b.valid == Some(false) && self.config.validity_margin.is_some();
-                let false_kill = plan.original_bound.is_some_and(|bound| bound.fails(b.tau, b.max_abs));
-                if current && (refused || false_kill) {
+                if current && (refused || plan.rejects_original(b.tau, b.max_abs)) {
                     self.invalid.insert(UnitKey { sub, col });
                 }
             }
@@ -116,7 +115,7 @@ impl Engine<'_> {
                 && !self.decided(s, c)
                 && (0..self.plans[s].columns.len()).any(|col| {
                     let key = UnitKey { sub: s, col };
-                    self.needs(s, c, col) && !self.invalid.contains(&key) && !self.unpreparable.contains(&key)
+                    self.needs(s, c, col) && !self.skipped(key)
                 })
         };
         let waiting = taken.iter().filter(|&&(s, c)| open(s, c)).count();
@@ -235,14 +234,20 @@ impl Engine<'_> {
         }
         let upto = col.min(self.search_from(sub));
         let st = &self.states[sub][cand];
-        (0..upto).all(|c| st.evaluated.contains(&c) || self.invalid.contains(&UnitKey { sub, col: c }) || self.unpreparable.contains(&UnitKey { sub, col: c }))
+        (0..upto).all(|c| st.evaluated.contains(&c) || self.skipped(UnitKey { sub, col: c }))
+    }
+
+    /// Whether nothing runs on `key` in this run: refused by the validity gate or the run's bound
+    /// (`invalid`, counted as passed), or not preparable on this machine (`unpreparable`).
+    fn skipped(&self, key: UnitKey) -> bool {
+        self.invalid.contains(&key) || self.unpreparable.contains(&key)
     }
 
     /// Queue on column `col` of `sub` the members that need it and are not queued or in flight
     /// there already; false when nothing was added.
     pub(super) fn open_unit(&mut self, sub: usize, col: usize) -> bool {
         let key = UnitKey { sub, col };
-        if self.invalid.contains(&key) || self.unpreparable.contains(&key) {
+        if self.skipped(key) {
             return false;
         }
         let queued: BTreeSet<usize> = self.units.get(&key).map(|u| u.pending.iter().copied().collect()).unwrap_or_default();
