@@ -49,4 +49,14 @@ def environment_failure(e: BaseException, torch: Any) -> str | None:
         return f"out of GPU memory: {first}"
     if isinstance(e, RuntimeError) and "out of memory" in first.lower():
         return f"out of memory: {first}"
+    if isinstance(e, RuntimeError) and any(status in first for status in LIBRARY_ALLOC_FAILED):
+        return f"out of GPU memory (a CUDA library's workspace): {first}"
     return None
+
+
+# The statuses CUDA's libraries return when the device cannot hold their handle or workspace.
+# torch creates a cuBLAS or cuDNN handle lazily, at a column's first matrix product or
+# convolution, so under memory pressure from other workers the original's run fails this way
+# (2026-12-06, H100: `CUBLAS_STATUS_ALLOC_FAILED when calling cublasCreate(handle)` on
+# L3p29_swin_mlp's official column, then skipped as a plain error instead of retried alone).
+LIBRARY_ALLOC_FAILED = ("CUBLAS_STATUS_ALLOC_FAILED", "CUDNN_STATUS_ALLOC_FAILED", "CUSOLVER_STATUS_ALLOC_FAILED", "CUFFT_ALLOC_FAILED", "CUSPARSE_STATUS_ALLOC_FAILED")
