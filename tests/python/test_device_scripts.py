@@ -118,3 +118,39 @@ def test_the_ceiling_table_shows_each_generator_s_bracket_per_substrate():
     assert out[2] == "| L1p6_x | >= 10000 | 7500 / 10000 |"
     assert out[3] == "| L1p14_y | not measured | < 1 |"
     assert out[-1].startswith("2 substrates, 3 ceilings at sizes small; 2 end inside")
+
+
+def test_the_footprint_table_keeps_each_size_class_s_largest_gpu_peak(tmp_path):
+    # scripts/footprints.py: per substrate and size class (the engine's memory::size_class), the
+    # largest GPU peak of at least --min-gib; CPU baselines and small classes left out.
+    store = tmp_path / "s.sqlite"
+    db = sqlite3.connect(store)
+    gib = 1 << 30
+    db.executescript("CREATE TABLE baselines (substrate TEXT, suite TEXT, seed INTEGER, backend TEXT, peak_bytes INTEGER);")
+    db.executemany(
+        "INSERT INTO baselines VALUES (?, ?, 1, ?, ?)",
+        [
+            ("L1p19_relu", "T0_original", "cuda:NVIDIA H200", 30 * gib),
+            ("L1p19_relu", "W:scaled:1000:official", "cuda:NVIDIA H100 80GB HBM3", 42 * gib),  # same class, larger
+            ("L1p19_relu", "W:signed:10:small", "cuda:NVIDIA H200", gib // 4),  # under --min-gib
+            ("L1p19_relu", "W:boundary:1:batch=255", "cuda:NVIDIA H200", 3 * gib),
+            ("L1p19_relu", "T1_remainder", "cpu", 9 * gib),  # host memory: not a device footprint
+            ("L1p1_tiny", "T0_original", "cuda:NVIDIA H200", gib // 2),
+        ],
+    )
+    db.commit()
+    db.close()
+    out = tmp_path / "footprints.json"
+    subprocess.run([sys.executable, str(ROOT / "scripts/footprints.py"), str(store), "--out", str(out)], check=True, capture_output=True)
+    doc = json.loads(out.read_text())
+    assert doc["substrates"] == {"L1p19_relu": {"batch=255": 3 * gib, "official": 42 * gib}}
+    assert "at least 1 GiB" in doc["about"]
+
+
+def test_the_shipped_footprint_table_names_only_accepted_substrates():
+    # substrates/footprints.json budgets a fresh store's first columns (kmut_plan::footprints):
+    # a name that is no accepted substrate is a stale table.
+    doc = json.loads((ROOT / "substrates/footprints.json").read_text())
+    accepted = {p.stem for p in (ROOT / "substrates/accepted").glob("*.py")}
+    assert doc["substrates"] and set(doc["substrates"]) <= accepted, set(doc["substrates"]) - accepted
+    assert all(isinstance(b, int) and b >= 1 << 30 for by in doc["substrates"].values() for b in by.values())

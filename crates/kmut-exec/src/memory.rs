@@ -49,6 +49,9 @@ pub struct Ledger {
     measured: HashMap<(usize, usize), u64>,
     by_class: HashMap<usize, HashMap<String, u64>>,
     largest: HashMap<usize, u64>,
+    /// Footprints another store measured, by substrate and size class (`SubstratePlan::prior_peaks`):
+    /// what a substrate never measured here is budgeted at, instead of a fair share.
+    priors: HashMap<usize, HashMap<String, u64>>,
 }
 
 impl Ledger {
@@ -70,9 +73,19 @@ impl Ledger {
         }
     }
 
+    /// A footprint measured elsewhere for `sub`'s columns of size class `class`: used only
+    /// where this run and its store have measured none of that class.
+    pub fn prior(&mut self, sub: usize, class: &str, bytes: u64) {
+        self.priors.entry(sub).or_default().insert(class.to_owned(), bytes);
+    }
+
     /// What preparing column `col` (of size class `class`) of `sub` needs: its own
-    /// measurement, else the largest of its substrate's columns of the same sizes, else the
-    /// largest of its substrate's (another suite of the same weights), else unknown. Without
+    /// measurement, else the largest of its substrate's columns of the same sizes, else a prior
+    /// footprint of those sizes (`prior`), else the largest of its substrate's (another suite
+    /// of the same weights), else unknown. Without the prior, a fresh store's first column of
+    /// each large substrate got a fair share (a tenth of an H100's budget with ten workers) and
+    /// ran out of memory (2026-12-06: 14 official columns of a 600-mutant whole-corpus bench,
+    /// each then retried with the device to itself, every other worker releasing its column). Without
     /// the class step a witness search's small generated columns of a network were budgeted
     /// at its largest boundary or official column (11 GiB for a vanilla RNN's, 72 GiB for a vision
     /// transformer's: the whole device), so a few ran at a time while the other workers waited
@@ -83,7 +96,8 @@ impl Ledger {
         }
         // Asked for every unit a worker considers: looked up without allocating.
         let same_sizes = || self.by_class.get(&sub).and_then(|m| m.get(class));
-        match self.measured.get(&(sub, col)).or_else(same_sizes).or_else(|| self.largest.get(&sub)) {
+        let prior = || self.priors.get(&sub).and_then(|m| m.get(class));
+        match self.measured.get(&(sub, col)).or_else(same_sizes).or_else(prior).or_else(|| self.largest.get(&sub)) {
             Some(&b) => Need::Bytes((b as f64 * MARGIN) as u64),
             None => Need::Unknown,
         }
@@ -169,6 +183,25 @@ mod tests {
         assert_eq!(l.need(2, 10, size_class("W:boundary:1:batch=513"), false), Need::Bytes((11.0 * GIB as f64 * MARGIN) as u64));
         // Nothing measured for the substrate: unknown.
         assert_eq!(l.need(3, 0, "small", false), Need::Unknown);
+    }
+
+    #[test]
+    fn a_prior_footprint_stands_in_until_the_same_sizes_are_measured() {
+        let mut l = Ledger::default();
+        l.set_total(0, 80 * GIB);
+        l.prior(4, "official", 30 * GIB);
+        let prior = Need::Bytes((30.0 * GIB as f64 * MARGIN) as u64);
+        // Nothing measured: the prior, not a fair share, for the official sizes only.
+        assert_eq!(l.need(4, 0, "official", false), prior);
+        assert_eq!(l.need(4, 1, "small", false), Need::Unknown);
+        // A measured column of other sizes does not replace the official prior ...
+        l.measured(4, 1, "small", GIB);
+        assert_eq!(l.need(4, 0, "official", false), prior);
+        // ... and a measurement of the same sizes does.
+        l.measured(4, 2, "official", 20 * GIB);
+        assert_eq!(l.need(4, 0, "official", false), Need::Bytes((20.0 * GIB as f64 * MARGIN) as u64));
+        // A retry alone is still alone.
+        assert_eq!(l.need(4, 0, "official", true), Need::Alone);
     }
 
     #[test]

@@ -56,6 +56,10 @@ pub struct SubstratePlan {
     /// preparation shows the original failing, gets no mutant evaluations. `None`: every
     /// column is run (the original failing one is only reported).
     pub original_bound: Option<kmut_model::Bound>,
+    /// Device bytes a column of each size class (`memory::size_class`) took when another store
+    /// measured it (`substrates/footprints.json`, `kmut_plan::footprints`): the memory ledger's
+    /// estimate for sizes this run's store never measured. Empty: none known.
+    pub prior_peaks: BTreeMap<String, u64>,
 }
 
 impl SubstratePlan {

@@ -86,6 +86,7 @@ fn setup(store: &mut Store, name: &str, ids: &[&str]) -> SubstratePlan {
         columns: (1..=3).map(|seed| Column { suite: "T0_original".into(), seed }).collect(),
         search_from: 3,
         original_bound: None,
+        prior_peaks: std::collections::BTreeMap::new(),
         candidates: ids
             .iter()
             .map(|id| Candidate {
@@ -455,15 +456,42 @@ fn columns_too_large_to_share_a_device_are_never_held_at_once() {
     let second = run(&mut store, &plans, cfg, 0);
     assert!(second.failures.is_empty() && second.environment_errors.is_empty(), "{second:?}");
     assert_eq!((second.resumed, second.evaluations), (6, 6));
-    // Replay who held a big column when: never two workers at once.
+    assert_big_columns_held_one_at_a_time(&holdings);
+}
+
+/// Replay who held a big column when (the scripted workers' holdings log): never two workers at
+/// once, and at least two holdings seen.
+fn assert_big_columns_held_one_at_a_time(holdings: &Path) {
     let events: Vec<(f64, String, bool)> =
-        holdings_log(&holdings).into_iter().map(|(t, f)| (t, f[1].clone(), f[2] == "hold" && f.get(3).is_some_and(|n| n.starts_with("big")))).collect();
+        holdings_log(holdings).into_iter().map(|(t, f)| (t, f[1].clone(), f[2] == "hold" && f.get(3).is_some_and(|n| n.starts_with("big")))).collect();
     let mut holding = std::collections::BTreeMap::new();
     for (_, pid, big) in &events {
         holding.insert(pid.clone(), *big);
         assert!(holding.values().filter(|b| **b).count() <= 1, "two workers held a big column at once: {events:?}");
     }
     assert!(events.iter().filter(|e| e.2).count() >= 2, "{events:?}");
+}
+
+#[test]
+fn prior_footprints_budget_a_fresh_store_s_first_columns() {
+    // The same two big substrates (60% of the device each) in a store that never measured them:
+    // with the footprints another store measured (`prior_peaks`), the first run already keeps
+    // them apart; a fair share would let both workers prepare one at once (each preparation
+    // takes 0.3 s here, so the second starts before the first's footprint is reported).
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let prior = std::collections::BTreeMap::from([("official".to_owned(), (100u64 << 30) * 6 / 10)]);
+    let plans: Vec<SubstratePlan> = [("big_a", ["survive-a", "survive-b"]), ("big_b", ["survive-c", "survive-d"])]
+        .into_iter()
+        .map(|(name, ids)| SubstratePlan { prior_peaks: prior.clone(), ..setup(&mut store, name, &ids) })
+        .collect();
+    let holdings = dir.path().join("holdings.log");
+    let mut cfg = config(dir.path(), false, 2);
+    cfg.worker_command.extend(["--delay".into(), "0.05".into(), "--prep-delay".into(), "0.3".into(), "--holdings".into(), holdings.display().to_string()]);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert!(s.failures.is_empty() && s.environment_errors.is_empty(), "{s:?}");
+    assert_eq!(s.evaluations, 12);
+    assert_big_columns_held_one_at_a_time(&holdings);
 }
 
 #[test]

@@ -37,6 +37,8 @@ On a column whose suite contains `origfail` the original's own output is off by 
   --holdings PATH  append '<time> <pid> hold <substrate> <suite>:<seed>' and '<time> <pid> drop' as
                  columns are taken and dropped (an oomkill-* worker drops its column as it dies);
                  <time> is the system-wide monotonic clock, so the workers' lines sort together
+  --prep-delay S  take S seconds to prepare each column (after logging its hold), so that two
+                 workers' first preparations overlap as a real column's draw does
   --evals PATH   append '<time> <pid> eval <mutant> <suite>:<seed>' as each evaluation is received
                  (may be the --holdings file: hold, drop and eval lines then sort together)
   --crowded-oom  (with --holdings and --state) the run's first out-of-memory reply waits, before its
@@ -61,6 +63,7 @@ parser.add_argument("--linger", type=float, default=0.0,
                     help="after stdin closes, stay alive this long (as a worker inside a hung kernel does)")
 parser.add_argument("--state", help="folder of markers shared by the workers of a run (what failed once)")
 parser.add_argument("--holdings", help="append '<time> <pid> hold <substrate> <suite>:<seed>|drop' as columns are taken and dropped")
+parser.add_argument("--prep-delay", type=float, default=0.0, help="seconds each column's preparation takes")
 parser.add_argument("--evals", help="append '<time> <pid> eval <mutant> <suite>:<seed>' as evaluations are received")
 parser.add_argument("--crowded-oom", action="store_true",
                     help="the run's first out-of-memory reply waits until another worker holds a column")
@@ -169,6 +172,7 @@ def main():
             holding(f"hold {name} {req['suite']}:{req['seed']}")
             if name.startswith("slowprep"):
                 time.sleep(3600)
+            time.sleep(args.prep_delay)
             ms = 5000.0 if name.startswith("heavy") else 1.0
             peak = int(TOTAL * 0.6) if name.startswith("big") else 1 << 30
             validity = {}

@@ -61,6 +61,8 @@ pub fn plan_cpu(compiled: &Compiled<'_>, protocol: &Protocol, inputs: Inputs, sa
             columns,
             candidates,
             original_bound: None,
+            // Host memory on the CPU backend: the device ledger has no budget there.
+            prior_peaks: std::collections::BTreeMap::new(),
         });
         variants.push(original);
     }

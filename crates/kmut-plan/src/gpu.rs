@@ -68,6 +68,7 @@ pub fn plan_gpu(compiled: &Compiled<'_>, images: &GpuImages<'_>, protocol: &Prot
     let mut originals = Vec::new();
     // The source each candidate's image is compiled from (none for launch mutants).
     let mut candidate_sources: Vec<Vec<Option<String>>> = Vec::new();
+    let mut footprints = crate::footprints::Tables::default();
     for (desc, mutants) in compiled.substrates {
         let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
         let all = scopes.all();
@@ -101,6 +102,7 @@ pub fn plan_gpu(compiled: &Compiled<'_>, images: &GpuImages<'_>, protocol: &Prot
             columns,
             candidates,
             original_bound: None,
+            prior_peaks: footprints.for_substrate(Path::new(&desc.path), &desc.name)?,
         });
         originals.push(original_source);
         candidate_sources.push(sources);

@@ -14,6 +14,7 @@
 //!   originals' and the sampled mutants'); the CPU backend's variants are built with g++.
 
 mod cpu;
+pub mod footprints;
 mod gpu;
 mod order;
 
@@ -49,6 +50,8 @@ pub enum PlanError {
     OriginalUnbuilt { substrate: String, log: String },
     #[error("interrupted before the CPU build")]
     Interrupted,
+    #[error("{path}: {why} (the table of measured column footprints, `scripts/footprints.py` writes it)")]
+    Footprints { path: String, why: String },
 }
 
 /// What the compile stage left for a run: the store, the compile target, and each substrate

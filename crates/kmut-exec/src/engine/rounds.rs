@@ -43,6 +43,9 @@ impl Engine<'_> {
     /// Stored evaluations of the same images count as done.
     pub(super) fn load_stored(&mut self) -> Result<(), ExecError> {
         for (sub, plan) in self.plans.iter().enumerate() {
+            for (class, &bytes) in &plan.prior_peaks {
+                self.ledger.prior(sub, class, bytes);
+            }
             // Footprints measured by earlier runs budget this one's memory from the start, and
             // generated columns the validity gate refused (for the same original) stay skipped.
             for b in self.store.baselines(&plan.name, &self.config.target)? {
