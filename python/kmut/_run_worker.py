@@ -339,6 +339,8 @@ class Worker:
         # the original's outputs (`prefix_steps`); --no-skip-prefix or KMUT_PREFIX=run turns it off.
         self.skip_prefix = os.environ.get("KMUT_PREFIX") != "run"
         self.writer: threading.Thread | None = None  # the scratch write in flight (save_scratch)
+        # The column's phases while the original runs on it (`prepare`), split further there.
+        self.phases: Phases | None = None
 
     # Substrates and columns
 
@@ -503,7 +505,15 @@ class Worker:
         # Without the kept step outputs (not yet kept): the base a restore rebuilds to.
         self.column["sum"] = self.column["base_sum"] = self.column_sum()
         phases.mark("checksum")
-        original = self.run_original()
+        # The original's run is split into its parts (`run_once`: original_setup, _kernels,
+        # _compare, _steps; "original" keeps what is left): the 2026-12-06 whole-corpus bench
+        # spent 634 of its 1,105 preparation seconds there, about five times the original's
+        # kernel time, and the log could not say where the rest went.
+        self.phases = phases
+        try:
+            original = self.run_original()
+        finally:
+            self.phases = None
         phases.mark("original")
         if original.get("environment"):
             raise MachineFailure(original["environment"])
@@ -744,6 +754,10 @@ class Worker:
         torch, col = self.torch, self.column
         sub = col["sub"]
         fields, K = sub["fields"], sub["K"]
+        # The original's run on a column being prepared marks its parts; a mutant's does not
+        # (each mark synchronises the device).
+        phases = self.phases if req["eval"] < 0 and self.phases is not None else None
+        mark = phases.mark if phases is not None else (lambda _name: None)
         transform = req.get("transform")
         saved_cdiv = K.cdiv
         if transform and transform.get("transform") == "cdiv_floor":
@@ -757,6 +771,7 @@ class Worker:
         steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch, self.canary_byte)
         capture = self.step_capture(steps, original=req["eval"] < 0)
         skip = self.prefix_steps(req, steps)
+        mark("original_setup")
         if announce:
             emit("begin", eval=req["eval"])
         kernel_ms = self.execute(steps, by_kernel, order, capture, col["steps_original"][:skip] if skip else None)
@@ -764,13 +779,16 @@ class Worker:
             # The kernels are done (execute synchronised): the watchdog stops here, before the
             # comparison and the checks, which take the same time for every mutant.
             emit("end", eval=req["eval"])
+        mark("original_kernels")
         run = compare(col["ref"], out, torch)
         if req["eval"] < 0:
             self.original_out = out  # the validity gate compares it with fp64
         run["kernel_ms"] = kernel_ms
         run["skipped_steps"], run["steps_total"] = skip, (len(steps) if len(steps) > 1 else 0)
         run["canary"] = not canaries_intact(guards, torch)
+        mark("original_compare")
         self.record_steps(req, capture, run)
+        mark("original_steps")
         return run
 
     # Per-step capture for the depth analysis (kmut.steps): pipelines only, --no-steps turns it off.
