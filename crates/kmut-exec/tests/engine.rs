@@ -190,6 +190,9 @@ fn full_matrix_records_every_cell_and_every_fault_kind() {
     assert!(t.evaluating >= Duration::from_millis(3 * 700), "{t:?} in {:?}", s.elapsed);
     assert!(!t.preparing.is_zero() && !t.starting.is_zero(), "{t:?}");
     assert!(t.shares().contains("evaluating"), "{}", t.shares());
+    // Idle time is the sum of its reasons.
+    let why = t.idle_why;
+    assert_eq!(why.drain + why.memory + why.chain + why.no_work, t.idle, "{t:?}");
 }
 
 #[test]
@@ -396,6 +399,9 @@ fn out_of_memory_is_retried_alone_and_never_stored_as_a_verdict() {
     assert!(s.environment_errors.iter().any(|e| e.contains("oomkill-c") && e.contains("killed from outside")), "{:?}", s.environment_errors);
     assert_eq!(s.crashes, 0, "no machine failure is a crash");
     assert!(s.environment_retried >= 3, "{s:?}");
+    // The workers kept from the device for each retry alone were idle for that reason.
+    assert!(!s.slot_time.idle_why.drain.is_zero(), "{:?}", s.slot_time);
+    assert!(s.slot_time.shares().contains("drain"), "{}", s.slot_time.shares());
     // The other mutants are evaluated as usual.
     assert_eq!(outcome(&store, "L1p1_x", "kill-d").len() + outcome(&store, "L1p1_x", "survive-e").len(), 6);
     // Retried alone: replay the log in time order. Each machine's failure (oomonce-a, oom-b and
@@ -492,6 +498,9 @@ fn prior_footprints_budget_a_fresh_store_s_first_columns() {
     assert!(s.failures.is_empty() && s.environment_errors.is_empty(), "{s:?}");
     assert_eq!(s.evaluations, 12);
     assert_big_columns_held_one_at_a_time(&holdings);
+    // The worker kept off the other big column waited for memory, and the report says so.
+    assert!(!s.slot_time.idle_why.memory.is_zero(), "{:?}", s.slot_time);
+    assert_eq!(s.slot_time.idle_why.drain, Duration::ZERO, "no retry alone: {:?}", s.slot_time);
 }
 
 #[test]

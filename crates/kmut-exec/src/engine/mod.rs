@@ -182,17 +182,65 @@ pub struct SlotTime {
     /// Dropping a column to free device memory.
     pub releasing: Duration,
     /// Started and waiting: no unit with work it may take (none left, or the device's memory
-    /// held by others' columns).
+    /// held by others' columns). The sum of `idle_why`'s parts.
     pub idle: Duration,
+    /// Why the idle time was idle (issue 21: 41% of a whole-corpus bench's slot time was idle,
+    /// and nothing said whether memory, a retry's drain or the work's shape kept it so).
+    pub idle_why: IdleTime,
     /// Empty: its worker died and no replacement has started yet.
     pub dead: Duration,
 }
 
+/// What kept an idle worker idle, as `dispatch` found it the last time it looked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum IdleReason {
+    /// Its device is kept for a retry with the device to itself (another slot's, or this one's
+    /// waiting for the others to release their columns).
+    Drain,
+    /// Work is waiting that it may take, but none fits beside the device's held columns.
+    Memory,
+    /// It holds a column that earlier columns still feed survivors to, and waits for them.
+    Chain,
+    /// No pending work it may take: the round's columns held by other workers, being
+    /// prepared, or not worth joining; or nothing left.
+    NoWork,
+}
+
+/// Idle worker-slot time by reason (`IdleReason`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct IdleTime {
+    pub drain: Duration,
+    pub memory: Duration,
+    pub chain: Duration,
+    pub no_work: Duration,
+}
+
+impl IdleTime {
+    fn add(&mut self, why: IdleReason, dt: Duration) {
+        *match why {
+            IdleReason::Drain => &mut self.drain,
+            IdleReason::Memory => &mut self.memory,
+            IdleReason::Chain => &mut self.chain,
+            IdleReason::NoWork => &mut self.no_work,
+        } += dt;
+    }
+
+    /// `no work 30%, memory 8%, ...` of `total`, largest first, the zero parts left out.
+    fn shares(&self, total: f64) -> String {
+        let mut parts = [("no work", self.no_work), ("memory", self.memory), ("drain", self.drain), ("chain", self.chain)];
+        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+        parts.iter().filter(|(_, d)| !d.is_zero()).map(|(name, d)| format!("{name} {:.0}%", 100.0 * d.as_secs_f64() / total)).collect::<Vec<_>>().join(", ")
+    }
+}
+
 impl SlotTime {
-    fn add(&mut self, state: &SlotState, dt: Duration) {
+    fn add(&mut self, state: &SlotState, idle_why: IdleReason, dt: Duration) {
         let bucket = match state {
             SlotState::Starting { .. } => &mut self.starting,
-            SlotState::Idle => &mut self.idle,
+            SlotState::Idle => {
+                self.idle_why.add(idle_why, dt);
+                &mut self.idle
+            }
             SlotState::Preparing { .. } => &mut self.preparing,
             SlotState::Evaluating { .. } => &mut self.evaluating,
             SlotState::Releasing { .. } => &mut self.releasing,
@@ -206,8 +254,8 @@ impl SlotTime {
         self.starting + self.preparing + self.evaluating + self.releasing + self.idle + self.dead
     }
 
-    /// `evaluating 41%, preparing 33%, idle 20%, ...` of the total, largest first; empty when
-    /// nothing was accounted.
+    /// `evaluating 41%, preparing 33%, idle 20% (no work 12%, memory 8%), ...` of the total,
+    /// largest first; empty when nothing was accounted.
     #[must_use]
     pub fn shares(&self) -> String {
         let total = self.total().as_secs_f64();
@@ -223,7 +271,11 @@ impl SlotTime {
             ("releasing", self.releasing),
         ];
         parts.sort_by_key(|p| std::cmp::Reverse(p.1));
-        parts.iter().filter(|(_, d)| !d.is_zero()).map(|(name, d)| format!("{name} {:.0}%", 100.0 * d.as_secs_f64() / total)).collect::<Vec<_>>().join(", ")
+        let share = |name: &str, d: &Duration| {
+            let why = if name == "idle" { format!(" ({})", self.idle_why.shares(total)) } else { String::new() };
+            format!("{name} {:.0}%{why}", 100.0 * d.as_secs_f64() / total)
+        };
+        parts.iter().filter(|(_, d)| !d.is_zero()).map(|(name, d)| share(name, d)).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -439,7 +491,7 @@ impl<'a> Engine<'a> {
         let dt = now.saturating_duration_since(self.accounted);
         self.accounted = now;
         for slot in &self.slots {
-            self.summary.slot_time.add(&slot.state, dt);
+            self.summary.slot_time.add(&slot.state, slot.idle_why, dt);
         }
     }
 

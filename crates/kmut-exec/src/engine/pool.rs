@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::rounds::{Unit, UnitKey};
-use super::Engine;
+use super::{Engine, IdleReason};
 use crate::memory::Need;
 use crate::protocol::{Event, Request, SubstrateRef};
 use crate::worker::{Said, WorkerProcess};
@@ -50,6 +50,8 @@ pub(super) struct Slot {
     /// Device bytes its column holds (measured after preparing; estimated while preparing).
     pub(super) held: u64,
     pub(super) failed_starts: usize,
+    /// While idle: why, as `dispatch` last found it (`SlotTime::idle_why`).
+    pub(super) idle_why: IdleReason,
 }
 
 /// A started worker waiting to replace a lost one.
@@ -71,7 +73,16 @@ impl Engine<'_> {
     pub(super) fn start_workers(&mut self) -> Result<(), ExecError> {
         for &device in &self.config.devices {
             for _ in 0..self.config.workers_per_device.max(1) {
-                self.slots.push(Slot { device, worker: u64::MAX, process: None, state: SlotState::Dead, prepared: None, held: 0, failed_starts: 0 });
+                self.slots.push(Slot {
+                    device,
+                    worker: u64::MAX,
+                    process: None,
+                    state: SlotState::Dead,
+                    prepared: None,
+                    held: 0,
+                    failed_starts: 0,
+                    idle_why: IdleReason::NoWork,
+                });
             }
         }
         for i in 0..self.slots.len() {
@@ -168,11 +179,15 @@ impl Engine<'_> {
             // Another slot is waiting to have this device to itself: take no new work, and
             // give back the memory of the column held.
             Some((owner, _)) if owner != i => {
+                self.slots[i].idle_why = IdleReason::Drain;
                 self.release(i);
                 return;
             }
             // This slot's retry waits until every other worker on the device holds nothing.
-            Some(_) if self.held_by_others(i) > 0 => return,
+            Some(_) if self.held_by_others(i) > 0 => {
+                self.slots[i].idle_why = IdleReason::Drain;
+                return;
+            }
             Some((_, unit)) => retry = Some(unit),
             None => {}
         }
@@ -192,6 +207,7 @@ impl Engine<'_> {
                     // A column that an earlier one still feeds survivors: waiting for them is
                     // cheaper than preparing another column and this one again after it.
                     if self.slots[i].prepared.is_some_and(|k| self.fed_from_before(k)) {
+                        self.slots[i].idle_why = IdleReason::Chain;
                         return;
                     }
                     // Otherwise, rather than wait for a first-kill wave to end, carry the
@@ -201,6 +217,7 @@ impl Engine<'_> {
                     }
                 }
                 let Some(k) = next else {
+                    self.slots[i].idle_why = if self.pick_unit(i, false).is_some() { IdleReason::Memory } else { IdleReason::NoWork };
                     self.starved = true;
                     self.release_idle_for(i);
                     return;
@@ -238,6 +255,12 @@ impl Engine<'_> {
     /// stay loaded), then the most pending work per worker already on it, then the earliest
     /// column (the search's cheapest inputs first).
     pub(super) fn next_unit(&self, i: usize) -> Option<UnitKey> {
+        self.pick_unit(i, true)
+    }
+
+    /// `next_unit`, with (`memory`) or without the device-memory check: without it, what the
+    /// worker would take if the memory were free (an idle worker's reason, `IdleReason`).
+    fn pick_unit(&self, i: usize, memory: bool) -> Option<UnitKey> {
         let device = self.slots[i].device;
         let on = |k: &UnitKey| self.slots.iter().filter(|s| s.prepared == Some(*k)).count();
         // A unit another worker is preparing waits for its report: it may set the substrate
@@ -263,7 +286,7 @@ impl Engine<'_> {
         self.units
             .iter()
             .filter(|(k, u)| !u.pending.is_empty() && !preparing(k) && joinable(k, u))
-            .filter(|(k, _)| self.ledger.fits(device, self.need(**k), self.config.workers_per_device, others))
+            .filter(|(k, _)| !memory || self.ledger.fits(device, self.need(**k), self.config.workers_per_device, others))
             .max_by(|(a, ua), (b, ub)| score(a, ua).cmp(&score(b, ub)).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col)))
             .map(|(k, _)| *k)
     }
