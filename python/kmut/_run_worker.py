@@ -341,6 +341,8 @@ class Worker:
         self.writer: threading.Thread | None = None  # the scratch write in flight (save_scratch)
         # The column's phases while the original runs on it (`prepare`), split further there.
         self.phases: Phases | None = None
+        # Input bytes by (substrate, sizes), from shapes on the meta device (`refuse_oversized`).
+        self.planned: dict[tuple[str, tuple[tuple[str, int], ...]], int | None] = {}
 
     # Substrates and columns
 
@@ -544,8 +546,14 @@ class Worker:
         inputs two or three times over (the draw, the device copy, the fp64 copy of the validity
         gate), so a third is the most that can fit. The host's share is of its memory available
         now, so the same column may fit a later, emptier machine: a refusal is never a verdict.
-        `KMUT_MAX_INPUT_BYTES` sets the limit."""
-        need = generators.planned_bytes(fields, sizes, self.torch)
+        `KMUT_MAX_INPUT_BYTES` sets the limit. The bytes are worked out once per substrate and
+        sizes: running the generator on the meta device costs about 10 ms, paid on every
+        generated column's preparation before (a search prepares dozens per substrate at
+        the same sizes)."""
+        key = (fields["name"], tuple(sorted(sizes.items())))
+        if key not in self.planned:
+            self.planned[key] = generators.planned_bytes(fields, sizes, self.torch)
+        need = self.planned[key]
         try:
             limit = int(os.environ.get("KMUT_MAX_INPUT_BYTES", "0")) or self.input_limit()
         except Exception as e:  # noqa: BLE001 - a guard, not a verdict: without a limit the column is drawn as before

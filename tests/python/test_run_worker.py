@@ -474,8 +474,14 @@ def test_a_generated_column_too_large_for_the_machine_is_refused_before_anything
     assert generators.planned_bytes(fields, {"n": 512}, torch) == sum(t.numel() * t.element_size() for t in drawn) == 2048
     assert generators.planned_bytes(fields, {"n": 1 << 40}, torch) == 4 << 40, "shapes only: 4 TiB is never allocated"
     w = Worker.__new__(Worker)
-    w.torch, w.cpu, w.device = torch, True, torch.device("cpu")
+    w.torch, w.cpu, w.device, w.planned = torch, True, torch.device("cpu"), {}
     w.refuse_oversized(fields, "W:boundary:1:n=513", {"n": 513})  # 2 KiB: under any machine's limit
+    # Worked out once per substrate and sizes: another column at the same sizes reads it back.
+    calls = []
+    real = generators.planned_bytes
+    monkeypatch.setattr(generators, "planned_bytes", lambda *a: calls.append(a) or real(*a))
+    w.refuse_oversized(fields, "W:signed:10:n=513", {"n": 513})
+    assert calls == [], "the same sizes again: no second run of the generator"
     with pytest.raises(MachineFailure) as refused:
         w.refuse_oversized(fields, "W:boundary:1:n=1099511627776", {"n": 1 << 40})
     assert isinstance(refused.value, TooLarge), "the engine skips it at once instead of retrying it alone"
