@@ -1,0 +1,225 @@
+//! Nested validation of greedy's tie rule (issue 15), on the dev half only.
+//!
+//! Loads the kill matrix as `kmut synth` does (protocol `official` at its own tolerance, the
+//! store's default backend), drops every mutant of the test half (`Half::of`) before anything
+//! else reads the matrix, and splits each problem's dev half again, by a second, differently
+//! salted hash of the mutant id, into dev-A (chosen on) and dev-B (scored on). Each rule chooses
+//! on dev-A, with the padding prior learned on dev-A only, and is scored on dev-B at b = 1..6:
+//! known kills pooled over problems, and per problem how often a rule wins or loses against R0.
+//!
+//! Rules: R0 the crate's (greedy, ties to the earliest candidate, then `pad`); R1 greedy whose
+//! ties after the first pick go to the heavier kind (`Prior`), then the earliest; R2 greedy whose
+//! ties at every pick go to the candidate `pad` would add first.
+//!
+//! ```sh
+//! cargo run --release -p kmut-synth --example nested -- STORE [--mirror]
+//! ```
+//! `--mirror` also chooses on dev-B and scores on dev-A (a second fold, still inside dev).
+#![allow(clippy::print_stdout)]
+
+use std::cmp::Reverse;
+use std::path::Path;
+
+use kmut_model::Protocol;
+use kmut_store::Store;
+use kmut_synth::{detect, greedy, load, pad, Bits, Detection, Half, MatrixOptions, Prior, Problem};
+use sha2::{Digest, Sha256};
+
+const BUDGETS: [usize; 6] = [1, 2, 3, 4, 5, 6];
+
+/// The nested split's salt: a different hash input than `Half::of`'s (the bare id), and the
+/// high bit rather than the low one.
+const SALT: &str = "kmut-nested-dev-split-v1:";
+
+/// Whether dev mutant `id` falls in dev-A (else dev-B).
+fn in_dev_a(id: &str) -> bool {
+    Sha256::digest(format!("{SALT}{id}").as_bytes())[0] & 0x80 == 0
+}
+
+/// `p` cut down to its dev half; dev-A relabelled `Dev` (chosen on), dev-B `Test` (scored on),
+/// or the other way round for the mirror fold. The only place the first split is read: the test
+/// half's mutants leave here and no later code sees them.
+fn dev_only(p: &Problem, mirror: bool) -> Problem {
+    let keep: Vec<usize> = (0..p.mutants.len()).filter(|&m| p.halves[m] == Half::Dev).collect();
+    let cut = |b: &Bits| {
+        let mut out = Bits::new(keep.len());
+        keep.iter().enumerate().filter(|(_, &m)| b.get(m)).for_each(|(i, _)| out.set(i));
+        out
+    };
+    let mutants: Vec<String> = keep.iter().map(|&m| p.mutants[m].clone()).collect();
+    let halves = mutants.iter().map(|id| if in_dev_a(id) == mirror { Half::Test } else { Half::Dev }).collect();
+    Problem {
+        substrate: p.substrate.clone(),
+        level: p.level,
+        path: p.path.clone(),
+        candidates: p.candidates.clone(),
+        halves,
+        kills: p.kills.iter().map(cut).collect(),
+        unknown: p.unknown.iter().map(cut).collect(),
+        official: p.official.clone(),
+        counts: p.counts.clone(),
+        mutants,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    R0,
+    R1,
+    R2,
+}
+
+/// Greedy maximum coverage on `mask` whose ties go to the smallest `rank(step, candidate)`.
+fn greedy_ranked<K: Ord>(p: &Problem, mask: &Bits, max: usize, rank: impl Fn(usize, usize) -> K) -> Vec<usize> {
+    let mut covered = Bits::new(p.mutants.len());
+    let mut picks: Vec<usize> = Vec::new();
+    while picks.len() < max {
+        let best = (0..p.candidates.len())
+            .filter(|c| !picks.contains(c))
+            .map(|c| (p.kills[c].count_new(mask, &covered), c))
+            .filter(|&(g, _)| g > 0)
+            .min_by_key(|&(g, c)| (Reverse(g), rank(picks.len(), c)));
+        let Some((_, c)) = best else { break };
+        covered.union_with(&p.kills[c]);
+        picks.push(c);
+    }
+    picks
+}
+
+/// The greedy order of `rule` on `mask` (up to `max` inputs).
+fn order(rule: Rule, p: &Problem, mask: &Bits, prior: &Prior, max: usize) -> Vec<usize> {
+    match rule {
+        Rule::R0 => greedy(p, mask, &[], max),
+        Rule::R1 => greedy_ranked(p, mask, max, |step, c| (Reverse(if step == 0 { 0 } else { prior.weight(p, c) }), c)),
+        Rule::R2 => {
+            let pad_order = pad(p, mask, &[], &[], p.candidates.len(), prior);
+            greedy_ranked(p, mask, max, |_, c| pad_order.iter().position(|&x| x == c))
+        }
+    }
+}
+
+fn pct(d: Detection) -> String {
+    if d.total == 0 {
+        return "-".into();
+    }
+    let k = 100.0 * d.known as f64 / d.total as f64;
+    let q = 100.0 * d.possible as f64 / d.total as f64;
+    if d.known == d.possible {
+        format!("{k:.1}% ({}/{})", d.known, d.total)
+    } else {
+        format!("{k:.1} to {q:.1}% ({}-{}/{})", d.known, d.possible, d.total)
+    }
+}
+
+/// One rule at one budget: pooled detection on the scored half, and per problem its known
+/// kills there and the inputs chosen.
+struct Point {
+    pooled: Detection,
+    known: Vec<usize>,
+    picks: Vec<Vec<usize>>,
+}
+
+/// Per rule, per budget.
+fn fold(problems: &[Problem], rules: &[Rule]) -> Vec<Vec<Point>> {
+    let prior = Prior::learn(problems, Some(Half::Dev));
+    let max = BUDGETS[BUDGETS.len() - 1];
+    let mut out = Vec::new();
+    for &rule in rules {
+        let orders: Vec<Vec<usize>> = problems.iter().map(|p| order(rule, p, &p.mask(Some(Half::Dev)), &prior, max)).collect();
+        let mut per_b = Vec::new();
+        for &b in &BUDGETS {
+            let mut pooled = Detection::default();
+            let (mut known, mut picks_b) = (Vec::new(), Vec::new());
+            for (p, o) in problems.iter().zip(&orders) {
+                let picks = pad(p, &p.mask(Some(Half::Dev)), &[], &o[..b.min(o.len())], b, &prior);
+                let d = detect(p, &picks, &p.mask(Some(Half::Test)));
+                pooled += d;
+                known.push(d.known);
+                picks_b.push(picks);
+            }
+            per_b.push(Point { pooled, known, picks: picks_b });
+        }
+        out.push(per_b);
+    }
+    out
+}
+
+/// The problems where a rule's known kills at `b` differ from R0's, with both choices.
+fn losses(problems: &[Problem], res: &[Vec<Point>], rules: &[(Rule, &str)], b: usize) {
+    let i = BUDGETS.iter().position(|&x| x == b).unwrap_or(0);
+    let label = |p: &Problem, picks: &[usize]| picks.iter().map(|&c| p.candidates[c].source.label()).collect::<Vec<_>>().join(", ");
+    for (r, (_, name)) in res.iter().zip(rules).skip(1) {
+        for (k, p) in problems.iter().enumerate() {
+            let (a, z) = (r[i].known[k], res[0][i].known[k]);
+            if a != z {
+                println!(
+                    "  b={b} {name}: {} {a} vs R0 {z} of {}: [{}] vs [{}]",
+                    p.substrate,
+                    p.mask(Some(Half::Test)).count(),
+                    label(p, &r[i].picks[k]),
+                    label(p, &res[0][i].picks[k])
+                );
+            }
+        }
+    }
+}
+
+fn table(title: &str, problems: &[Problem], rules: &[(Rule, &str)]) {
+    let chosen: usize = problems.iter().map(|p| p.mask(Some(Half::Dev)).count()).sum();
+    let scored: usize = problems.iter().map(|p| p.mask(Some(Half::Test)).count()).sum();
+    println!("\n{title}: {} problems, {chosen} mutants chosen on, {scored} scored on", problems.len());
+    let r: Vec<Rule> = rules.iter().map(|x| x.0).collect();
+    let res = fold(problems, &r);
+    print!("{:>3}", "b");
+    for (_, name) in rules {
+        print!("  {name:>26}");
+    }
+    for (_, name) in &rules[1..] {
+        print!("  {:>24}", format!("{name} vs R0 (+/-, differ)"));
+    }
+    println!();
+    for (i, b) in BUDGETS.iter().enumerate() {
+        print!("{b:>3}");
+        for per_rule in &res {
+            print!("  {:>26}", pct(per_rule[i].pooled));
+        }
+        for per_rule in &res[1..] {
+            let base = &res[0][i];
+            let wins = per_rule[i].known.iter().zip(&base.known).filter(|(a, z)| a > z).count();
+            let losses = per_rule[i].known.iter().zip(&base.known).filter(|(a, z)| a < z).count();
+            let differ = per_rule[i].picks.iter().zip(&base.picks).filter(|(a, z)| a != z).count();
+            print!("  {:>24}", format!("+{wins}/-{losses}, {differ}"));
+        }
+        println!();
+    }
+    losses(problems, &res, rules, 2);
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let path = args.first().ok_or("usage: nested STORE [--mirror]")?;
+    let store = Store::open(Path::new(path))?;
+    let protocol = Protocol::named("official")?;
+    let backend = kmut_score::default_backend(&store)?;
+    let (loaded, skipped) = load(&store, &[], &MatrixOptions::of(&protocol, backend))?;
+    let witnessed: usize = loaded.iter().map(|p| p.mutants.len()).sum();
+    println!(
+        "{} at {:e}, {backend:?} evaluations; {} problems ({} skipped), {witnessed} witnessed mutants; nested salt `{SALT}`",
+        protocol.name,
+        protocol.tolerance(),
+        loaded.len(),
+        skipped.len()
+    );
+    let rules = [(Rule::R0, "R0 earliest"), (Rule::R1, "R1 prior after 1st"), (Rule::R2, "R2 pad's order")];
+    let folds: &[bool] = if args.iter().any(|a| a == "--mirror") { &[false, true] } else { &[false] };
+    for &mirror in folds {
+        let problems: Vec<Problem> = loaded.iter().map(|p| dev_only(p, mirror)).collect();
+        // R0 is the crate's own greedy: the ranked greedy with the earliest rank must agree.
+        for p in &problems {
+            let m = p.mask(Some(Half::Dev));
+            assert_eq!(greedy(p, &m, &[], 6), greedy_ranked(p, &m, 6, |_, c| c), "{}", p.substrate);
+        }
+        table(if mirror { "mirror: chosen on dev-B, scored on dev-A" } else { "chosen on dev-A, scored on dev-B" }, &problems, &rules);
+    }
+    Ok(())
+}
