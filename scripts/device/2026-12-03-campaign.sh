@@ -25,6 +25,8 @@
 # of every run (default: kmut's, 1 per GPU).
 # 2026-12-06: PREFIX_TEST=1 checks the replayed pipeline prefix on this GPU first (KMUT_PREFIX=run if not);
 # COMPILE_BENCH=1 runs `kmut bench compile` on the host's cores (issue 21's first goal).
+# Fourth session of 2026-12-06: the bench's workers logs come back in logs.tgz (bench-workers/;
+# `kmut bench run --keep-logs`), so its preparations and idle time can be read after the call.
 set -uo pipefail
 # shellcheck source=scripts/device/common.sh
 source scripts/device/common.sh
@@ -130,7 +132,7 @@ if [ "${BENCH_LIMIT:-0}" != 0 ]; then
   # BENCH_BASELINE=no-prefix BENCH_SUBSTRATES="substrates/accepted/L3p*.py" for the replayed prefix alone.
   # shellcheck disable=SC2086
   timeout -k 15 -s INT "$(cap "$BENCH_LIMIT")" python3 -m kmut bench run ${BENCH_SUBSTRATES:-} --max-per-rule 1 --sample "${BENCH_SAMPLE:-300}" --seed 0 \
-    --baseline "${BENCH_BASELINE:-none}" --workers-per-gpu "${WIT_WORKERS:-6}" "${spares[@]}" > "$L/bench-run.txt" 2> "$L/bench-run.err"
+    --baseline "${BENCH_BASELINE:-none}" --workers-per-gpu "${WIT_WORKERS:-6}" "${spares[@]}" --keep-logs "$L/bench-workers" > "$L/bench-run.txt" 2> "$L/bench-run.err"
   stamp "bench run end $?"; cat "$L/bench-run.txt"; grep -v "^  \[worker" "$L/bench-run.err" | tail -n 4
 fi
 export_results

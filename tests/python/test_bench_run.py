@@ -51,10 +51,17 @@ def test_bench_run_without_a_baseline_measures_the_given_configuration_alone(tmp
     env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path))
     args = ["bench", "run", str(ACCEPTED / "L1p19_relu.py"), "--backend", "cpu", "--sample", "2", "--seed", "1", "--cpu-workers", "2",
             "--baseline", "none"]
-    out = subprocess.run([*kmut_command(), *args, "--json"], capture_output=True, text=True, timeout=900, env=env, check=False)
+    logs = tmp_path / "logs"
+    out = subprocess.run([*kmut_command(), *args, "--json", "--keep-logs", str(logs)], capture_output=True, text=True, timeout=900, env=env,
+                         check=False)
     assert out.returncode == 0, out.stderr[-3000:]
     configs = json.loads(out.stdout)["configurations"]
     assert [c["configuration"]["name"] for c in configs] == ["this"]
+    # --keep-logs: the configuration's workers log outlives the temporary store, with a line per
+    # prepared column (what a device call's export brings back to diagnose the run).
+    kept = logs / "workers-this.log"
+    assert kept.is_file() and " prepared " in kept.read_text(), sorted(logs.iterdir()) if logs.exists() else out.stderr[-2000:]
+    assert "kept workers-this.log" in out.stderr
     assert configs[0]["mutants"] == 2 and configs[0]["evaluations"] >= configs[0]["settled"] > 0
     table = subprocess.run([*kmut_command(), *args], capture_output=True, text=True, timeout=900, env=env, check=False)
     assert table.returncode == 0, table.stderr[-3000:]

@@ -831,6 +831,11 @@ pub struct BenchRunArgs {
     /// Print the figures as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Copy each configuration's workers log (`workers-<configuration>.log`: every column's
+    /// preparation phases, every worker's start and exit) into this folder before the
+    /// temporary stores are removed, also when the benchmark is interrupted.
+    #[arg(long, value_name = "DIR")]
+    pub keep_logs: Option<PathBuf>,
     /// Every `kmut run` option; `--sample` defaults to 300 here, and `--store` and `--budget`
     /// are refused (the benchmark uses its own temporary stores and runs the whole sample).
     #[command(flatten)]

@@ -144,8 +144,12 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
         }
         Ok(figures)
     })();
+    let kept = args.keep_logs.as_deref().map(|to| keep_logs(&dir, to));
     let _ = std::fs::remove_dir_all(&dir);
     let figures = outcome?;
+    if let Some(kept) = kept {
+        eprintln!("bench run: {}", kept?);
+    }
     let interrupted = figures.iter().any(|f| f.interrupted);
     if args.json {
         let doc = serde_json::json!({"backend": run.backend, "sample": sampling.sample, "seed": sampling.seed, "protocol": protocol.name, "suites": run.suites, "configurations": figures});
@@ -154,6 +158,23 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
         print_table(&figures, sampling, &run.backend);
     }
     Ok(if interrupted { ExitStatus::Interrupted } else { ExitStatus::Success })
+}
+
+/// Copy the configurations' workers logs from the benchmark's folder `dir` into `to` (created
+/// if missing); says what it copied.
+fn keep_logs(dir: &Path, to: &Path) -> anyhow::Result<String> {
+    std::fs::create_dir_all(to).with_context(|| format!("could not create `{}` for the workers logs", to.display()))?;
+    let mut kept = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("could not read `{}`", dir.display()))? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+        if name.starts_with("workers-") && path.extension().is_some_and(|e| e == "log") {
+            std::fs::copy(&path, to.join(&name)).with_context(|| format!("could not copy `{}` into `{}`", path.display(), to.display()))?;
+            kept.push(name);
+        }
+    }
+    kept.sort();
+    Ok(format!("kept {} in `{}`", if kept.is_empty() { "no workers log".to_owned() } else { kept.join(", ") }, to.display()))
 }
 
 /// Plan the sample from a cold cache and run it under `c`, into the bench store under a target
