@@ -63,8 +63,13 @@ def test_bench_run_without_a_baseline_measures_the_given_configuration_alone(tmp
     assert kept.is_file() and " prepared " in kept.read_text(), sorted(logs.iterdir()) if logs.exists() else out.stderr[-2000:]
     assert "kept workers-this.log" in out.stderr
     assert configs[0]["mutants"] == 2 and configs[0]["evaluations"] >= configs[0]["settled"] > 0
-    table = subprocess.run([*kmut_command(), *args], capture_output=True, text=True, timeout=900, env=env, check=False)
-    assert table.returncode == 0, table.stderr[-3000:]
+    # A --keep-logs folder that cannot be made (a file stands there) never costs the figures of a
+    # benchmark that ran: the table comes first, then the error (exit 2).
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    table = subprocess.run([*kmut_command(), *args, "--keep-logs", str(blocked)], capture_output=True, text=True, timeout=900, env=env,
+                           check=False)
+    assert table.returncode == 2 and "could not create" in table.stderr, (table.returncode, table.stderr[-3000:])
     header = next(line for line in table.stdout.splitlines() if line.startswith("figure"))
     assert "this" in header and "ratio" not in header and "previous" not in header
     assert any(line.startswith("column preparations") and " columns, " in line for line in table.stdout.splitlines()), table.stdout

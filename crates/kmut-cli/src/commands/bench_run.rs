@@ -146,10 +146,26 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
     })();
     let kept = args.keep_logs.as_deref().map(|to| keep_logs(&dir, to));
     let _ = std::fs::remove_dir_all(&dir);
-    let figures = outcome?;
-    if let Some(kept) = kept {
-        eprintln!("bench run: {}", kept?);
-    }
+    // Said before the outcome, whatever it is: a failed benchmark's logs are the ones to read.
+    // A copy that failed never costs the figures of a benchmark that ran: they are printed
+    // first, and the copy's failure then ends the command with an error.
+    let kept = match kept {
+        Some(Ok(what)) => {
+            eprintln!("bench run: {what}");
+            Ok(())
+        }
+        Some(Err(e)) => Err(e),
+        None => Ok(()),
+    };
+    let figures = match outcome {
+        Ok(figures) => figures,
+        Err(e) => {
+            if let Err(k) = &kept {
+                eprintln!("bench run: {k:#}");
+            }
+            return Err(e);
+        }
+    };
     let interrupted = figures.iter().any(|f| f.interrupted);
     if args.json {
         let doc = serde_json::json!({"backend": run.backend, "sample": sampling.sample, "seed": sampling.seed, "protocol": protocol.name, "suites": run.suites, "configurations": figures});
@@ -157,6 +173,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
     } else {
         print_table(&figures, sampling, &run.backend);
     }
+    kept?;
     Ok(if interrupted { ExitStatus::Interrupted } else { ExitStatus::Success })
 }
 
