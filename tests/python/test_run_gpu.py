@@ -58,7 +58,9 @@ def test_the_input_limit_on_a_gpu_is_a_third_of_the_smaller_memory_and_refuses_l
     from kmut.machine import TooLarge
 
     w = Worker.__new__(Worker)
-    w.torch, w.cpu, w.device = torch, False, torch.device("cuda:0")
+    # `planned`: the per-sizes cache `refuse_oversized` reads (2c826be); without it this test fails
+    # with an AttributeError, and the campaign script then lifts the input limit for the whole call.
+    w.torch, w.cpu, w.device, w.planned = torch, False, torch.device("cuda:0"), {}
     limit = w.input_limit()
     assert 0 < limit <= torch.cuda.get_device_properties(0).total_memory // 3
     fields, K, _ = loader.load(ROOT / "substrates" / "accepted" / "L1p40_layernorm.py", torch)
