@@ -524,6 +524,12 @@ pub struct SynthArgs {
     /// the goal within reach of a `--full-matrix` run?), printed as upper bounds; writes nothing.
     #[arg(long)]
     pub assume_missing_kill: bool,
+    /// Cross-validate the held-out column: N salted 50/50 splits of the mutants (the first is
+    /// the held-out column's own), each read both ways (chosen on one half, read on the other),
+    /// pooled, with the lowest and highest fold. One split's reading moves by a point or two
+    /// with the split alone; the pooled rate does not. 0 turns it off.
+    #[arg(long, default_value_t = kmut_synth::DEFAULT_SPLITS, value_name = "N")]
+    pub splits: u32,
     /// Print the whole synthesis as JSON.
     #[arg(long)]
     pub json: bool,

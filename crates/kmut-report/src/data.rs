@@ -235,6 +235,7 @@ fn synthesis(store: &Store, protocol: &Protocol, backend: Backend) -> Result<Sta
         with_official: false,
         exact: None,
         optimistic: false,
+        splits: kmut_synth::DEFAULT_SPLITS,
     };
     let s = kmut_synth::synthesize(store, &[], &options)?;
     if s.totals.witnessed == 0 {

@@ -10,12 +10,14 @@
 //!   (`cover`).
 //! * **Held-out**: mutants split in halves by a hash of their id (`split`); inputs are chosen on
 //!   `dev` and detection is reported on `test`, so the gain is not measured on the mutants it
-//!   was chosen for.
+//!   was chosen for; repeated two-fold cross-validation over salted splits (`crossval`) says
+//!   how far that one split's reading can stray.
 //! * **Missing cells** (a first-kill run leaves most) never count as kills: every rate is
 //!   reported as known kills, and as what the missing cells could add.
 
 mod bits;
 mod cover;
+mod crossval;
 mod export;
 mod matrix;
 mod plot;
@@ -30,6 +32,7 @@ use serde::Serialize;
 
 pub use bits::Bits;
 pub use cover::{detect, exact, greedy, pad, Detection, Exact};
+pub use crossval::{cross_validate, CrossValidated};
 pub use export::{protocol, ChosenInput, ExportedProtocol};
 pub use matrix::{load, Candidate, Counts, MatrixOptions, Problem, Skipped, Source};
 pub use plot::svg;
@@ -93,7 +96,13 @@ pub struct SynthOptions {
     /// Count every missing cell as a kill: what a filled matrix could give at most (whether
     /// filling it can reach a goal), never a detection rate.
     pub optimistic: bool,
+    /// Salted 50/50 splits of the cross-validated held-out rate, each read both ways (0: none).
+    pub splits: u32,
 }
+
+/// The default number of salted splits (`SynthOptions::splits`): five splits read both ways,
+/// the usual 5x2 cross-validation.
+pub const DEFAULT_SPLITS: u32 = 5;
 
 /// A detection rate over sampled witnessed mutants.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -219,6 +228,11 @@ pub struct Synthesis {
     pub assumed_cells: usize,
     pub budgets: Vec<usize>,
     pub curve: Vec<Point>,
+    /// Splits of the cross-validated held-out rate (`SynthOptions::splits`).
+    pub splits: u32,
+    /// Per budget, the held-out rate cross-validated over `splits` splits read both ways
+    /// (empty with no splits).
+    pub cross_validated: Vec<CrossValidated>,
     /// The protocol's own inputs: on every witnessed mutant, and on the test half.
     pub official_full: Rate,
     pub official_held_out: Rate,
@@ -269,6 +283,7 @@ pub fn synthesize(store: &Store, substrates: &[String], o: &SynthOptions) -> Res
     // What a short choice is filled with (`pad`), learned once on the halves the choices were made on.
     let priors = Priors { all: Prior::learn(&problems, None), dev: Prior::learn(&problems, Some(Half::Dev)) };
     let curve = budgets.iter().map(|&b| point(&problems, &choices, &priors, o, b)).collect();
+    let cross_validated = if o.splits > 0 { cross_validate(&problems, &budgets, o.splits, |p| forced(p, o)) } else { Vec::new() };
     let mut official_full = Detection::default();
     let mut official_test = Detection::default();
     let mut totals = Counts::default();
@@ -292,6 +307,8 @@ pub fn synthesize(store: &Store, substrates: &[String], o: &SynthOptions) -> Res
         assumed_cells,
         budgets,
         curve,
+        splits: o.splits,
+        cross_validated,
         official_full: Rate::of(official_full),
         official_held_out: Rate::of(official_test),
         problems: reports,

@@ -142,6 +142,12 @@ impl Problem {
         }
         b
     }
+
+    /// The same problem with its mutants in the halves of split number `salt` (`Half::salted`).
+    #[must_use]
+    pub fn resplit(&self, salt: u32) -> Problem {
+        Problem { halves: self.mutants.iter().map(|m| Half::salted(m, salt)).collect(), ..self.clone() }
+    }
 }
 
 /// Which evaluations to read and how to judge them.

@@ -1,5 +1,6 @@
 //! The budget curve as an SVG (plotters, SVG backend only): detection against inputs per
-//! problem, on the full pool and held out, the protocol's own inputs beside it.
+//! problem, on the full pool and held out (one split, and cross-validated over several), the
+//! protocol's own inputs beside it.
 
 use plotters::prelude::*;
 
@@ -23,6 +24,7 @@ pub fn svg(s: &Synthesis) -> Result<String, String> {
         let max_b = s.budgets.last().copied().unwrap_or(1).max(1) as f64;
         let mut values: Vec<f64> = s.curve.iter().flat_map(|p| [pct(&p.full), pct(&p.held_out), p.exact_full.as_ref().and_then(pct)]).flatten().collect();
         values.extend([pct(&s.official_full), pct(&s.official_held_out)].into_iter().flatten());
+        values.extend(s.cross_validated.iter().filter_map(|c| c.rate().map(|x| 100.0 * x)));
         let low = values.iter().copied().fold(100.0, f64::min).min(90.0);
         let low = (low / 5.0).floor() * 5.0;
         let incomplete = s.curve.iter().any(|p| !p.full.complete()) || !s.official_full.complete();
@@ -44,6 +46,11 @@ pub fn svg(s: &Synthesis) -> Result<String, String> {
         let series = |f: &dyn Fn(&crate::Point) -> Option<f64>| s.curve.iter().filter_map(|p| f(p).map(|y| (p.budget as f64, y))).collect::<Vec<_>>();
         let mut lines: Vec<Line> =
             vec![("greedy, full pool", BLUE, series(&|p| pct(&p.full))), ("greedy, held out (chosen on dev, test half)", RED, series(&|p| pct(&p.held_out)))];
+        let cv_label = format!("greedy, held out, {}x2 cross-validated (pooled)", s.splits);
+        if !s.cross_validated.is_empty() {
+            let points = s.cross_validated.iter().filter_map(|c| c.rate().map(|y| (c.budget as f64, 100.0 * y))).collect();
+            lines.push((&cv_label, RGBColor(230, 140, 0), points));
+        }
         if s.exact {
             lines.push(("exact optimum, full pool", GREEN, series(&|p| p.exact_full.as_ref().and_then(pct))));
         }

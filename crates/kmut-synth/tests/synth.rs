@@ -165,6 +165,7 @@ fn options(budgets: &[usize]) -> SynthOptions {
         with_official: false,
         exact: None,
         optimistic: false,
+        splits: 0,
     }
 }
 
@@ -406,4 +407,85 @@ fn assuming_every_missing_cell_kills_gives_upper_bounds_that_hold_the_known_rate
     // witness column (7) also kills c (c's missing cell there), so b = 2 reaches all three.
     assert_eq!(known.curve[1].full.detected.known, 2);
     assert_eq!(bound.curve[1].full.detected.known, 3);
+}
+
+#[test]
+fn salted_splits_are_fixed_balanced_and_split_zero_is_the_held_out_columns_own() {
+    let ids: Vec<String> = (0..200).map(|i| format!("{i:016x}")).collect();
+    assert!(ids.iter().all(|id| Half::salted(id, 0) == Half::of(id)), "split 0 is the held-out column's split");
+    for salt in 1..4 {
+        let halves: Vec<Half> = ids.iter().map(|id| Half::salted(id, salt)).collect();
+        assert_eq!(halves, ids.iter().map(|id| Half::salted(id, salt)).collect::<Vec<_>>(), "the same in every run");
+        let dev = halves.iter().filter(|h| **h == Half::Dev).count();
+        assert!((70..=130).contains(&dev), "split {salt}: about half, {dev} of 200");
+        let moved = ids.iter().zip(&halves).filter(|(id, h)| Half::of(id) != **h).count();
+        assert!((50..=150).contains(&moved), "split {salt} is not split 0 again: {moved} of 200 changed half");
+    }
+}
+
+#[test]
+fn cross_validation_reads_every_split_both_ways_and_its_first_fold_is_the_held_out_column() {
+    let ids: Vec<String> = (0..40).map(|i| format!("cv{i}")).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    // Even mutants only by scaled x100 (3), odd ones only by spiky x100 (8); every fourth also
+    // by the first official trial.
+    let kills: Vec<Vec<usize>> = (0..40)
+        .map(|i| if i % 2 == 0 { vec![3] } else { vec![8] })
+        .map(|mut k| {
+            k.push(0);
+            k
+        })
+        .enumerate()
+        .map(|(i, mut k)| {
+            if i % 4 != 0 {
+                k.pop();
+            }
+            k
+        })
+        .collect();
+    let kill_refs: Vec<&[usize]> = kills.iter().map(Vec::as_slice).collect();
+    let mut f = Fixture::new();
+    f.substrate("L1p8_cv", &refs, &kill_refs, &[], &[]);
+    let mut o = options(&[1, 2, 3]);
+    o.splits = 3;
+    let s = synthesize(&f.store, &[], &o).unwrap();
+    assert_eq!(s.splits, 3);
+    assert_eq!(s.cross_validated.iter().map(|c| c.budget).collect::<Vec<_>>(), [1, 2, 3]);
+    for (cv, pt) in s.cross_validated.iter().zip(&s.curve) {
+        assert_eq!(cv.folds.len(), 6, "three splits, each read both ways");
+        assert_eq!(cv.pooled.total, 3 * 40, "each mutant held out once per split");
+        assert_eq!(cv.folds[0], pt.held_out.rate, "fold 0 is split 0 chosen on dev, read on test: the held-out column");
+        let (low, high) = cv.range().unwrap();
+        assert!(low <= cv.rate().unwrap() && cv.rate().unwrap() <= high, "the pooled rate lies inside the folds' range");
+    }
+    // Two inputs cover both parities in every fold; one input covers about half.
+    assert_eq!(s.cross_validated[1].rate(), Some(1.0));
+    assert!(s.cross_validated[1].folds.iter().all(|r| *r == Some(1.0)));
+    let one = s.cross_validated[0].rate().unwrap();
+    assert!((0.4..=0.8).contains(&one), "b = 1: {one}");
+    assert!(s.cross_validated[1].to_string().starts_with("100.0% (folds 100.0 to 100.0)"), "{}", s.cross_validated[1]);
+    // Reproducible, and absent when not asked for.
+    let again = synthesize(&f.store, &[], &o).unwrap();
+    assert_eq!(serde_json::to_string(&s.cross_validated).unwrap(), serde_json::to_string(&again.cross_validated).unwrap());
+    assert!(kmut_synth::svg(&s).unwrap().contains("held out, 3x2 cross-validated"), "the plot draws the pooled line");
+    let without = synthesize(&f.store, &[], &options(&[1])).unwrap();
+    assert!(without.cross_validated.is_empty());
+    assert!(!kmut_synth::svg(&without).unwrap().contains("cross-validated"));
+}
+
+#[test]
+fn cross_validation_counts_missing_cells_as_open_never_as_kills() {
+    let mut f = Fixture::new();
+    // c is missed by the official trials (0, 1), killed by boundary n=257 (5) and never run on
+    // the other columns. Whenever c is held out, b = 2 takes the first trial and one more input
+    // that is neither the second trial (which kills nothing) nor 5 (nothing on the choosing half
+    // makes 5 worth a pick or its kind worth a weight): c is then open once per split.
+    f.substrate("L1p9_cvmiss", &["a", "b", "c", "d"], &[&[0], &[0], &[5], &[3]], &[&[], &[], &[2, 3, 4, 6, 7, 8], &[]], &[]);
+    let mut o = options(&[2]);
+    o.splits = 2;
+    let s = synthesize(&f.store, &[], &o).unwrap();
+    let cv = &s.cross_validated[0];
+    assert_eq!(cv.pooled.total, 2 * 4);
+    assert_eq!(cv.pooled.possible - cv.pooled.known, 2, "c, once per split, is open, not killed");
+    assert!(cv.to_string().contains(" to "), "an open rate is printed as a range: {cv}");
 }

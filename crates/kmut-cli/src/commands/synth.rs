@@ -32,6 +32,7 @@ pub fn run(args: &SynthArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
         with_official: args.with_official,
         exact: args.exact.then(|| Duration::from_secs_f64(args.time_limit)),
         optimistic: args.assume_missing_kill,
+        splits: args.splits,
     };
     let s = kmut_synth::synthesize(&store, &args.substrates, &options)?;
     anyhow::ensure!(!s.problems.is_empty(), "no substrate of the store `{}` has a kill matrix to choose from", path.display());
@@ -140,12 +141,22 @@ fn print(s: &Synthesis) {
         println!("UPPER BOUNDS: each of {} missing cells counted as a kill (--assume-missing-kill); not detection rates", s.assumed_cells);
     }
     println!("detection of witnessed mutants; held out: chosen on the dev half, read on the test half; [95% interval]");
+    let cv = format!("held out, {}x2 cross-validated", s.splits);
+    if s.splits > 0 {
+        println!("{cv}: {} salted splits, each chosen on one half and read on the other, pooled (no interval: the folds share mutants)", s.splits);
+    }
     let mut header = vec![if s.with_official { "official + b" } else { "inputs b" }, "full pool", "held out"];
+    if s.splits > 0 {
+        header.push(&cv);
+    }
     if s.exact {
         header.extend(["exact, full", "exact, held out", "proven optimal"]);
     }
     let mut rows = vec![{
         let mut r = vec!["official trials".to_owned(), rate(&s.official_full), rate(&s.official_held_out)];
+        if s.splits > 0 {
+            r.push(String::new());
+        }
         if s.exact {
             r.extend([String::new(), String::new(), String::new()]);
         }
@@ -153,6 +164,9 @@ fn print(s: &Synthesis) {
     }];
     for p in &s.curve {
         let mut r = vec![p.budget.to_string(), rate(&p.full), rate(&p.held_out)];
+        if let Some(cv) = s.cross_validated.iter().find(|c| c.budget == p.budget) {
+            r.push(cv.to_string());
+        }
         if let (Some(ef), Some(eh), Some((k, n))) = (&p.exact_full, &p.exact_held_out, p.exact_proven) {
             r.extend([rate(ef), rate(eh), format!("{k} of {n}")]);
         }

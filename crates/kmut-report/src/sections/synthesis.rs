@@ -17,6 +17,9 @@ struct Row {
     budget: String,
     full: String,
     held_out: String,
+    /// The held-out rate cross-validated over salted splits (`kmut_synth::crossval`), empty
+    /// where not computed.
+    cross_validated: String,
     /// Known kills over witnessed mutants on the full pool, as counts.
     full_counts: String,
 }
@@ -35,6 +38,8 @@ struct View {
     missing_cells: usize,
     warnings: Vec<String>,
     rows: Vec<Row>,
+    /// Salted splits of the cross-validated column (0: no column).
+    splits: u32,
     needed: Option<String>,
     chart: String,
 }
@@ -80,12 +85,14 @@ fn view(s: &Synthesis) -> Result<View, ReportError> {
         budget: "official trials".into(),
         full: rate_text(&s.official_full),
         held_out: rate_text(&s.official_held_out),
+        cross_validated: String::new(),
         full_counts: counts(&s.official_full),
     }];
     rows.extend(s.curve.iter().map(|p| Row {
         budget: p.budget.to_string(),
         full: rate_text(&p.full),
         held_out: rate_text(&p.held_out),
+        cross_validated: s.cross_validated.iter().find(|c| c.budget == p.budget).map(ToString::to_string).unwrap_or_default(),
         full_counts: counts(&p.full),
     }));
     let n = &s.needed;
@@ -110,6 +117,7 @@ fn view(s: &Synthesis) -> Result<View, ReportError> {
         missing_cells: t.missing_cells,
         warnings: s.warnings.clone(),
         rows,
+        splits: s.splits,
         needed,
         chart: kmut_synth::svg(s).map_err(|e| ReportError::Chart("the budget curve".into(), e))?,
     })
@@ -142,6 +150,10 @@ mod tests {
             optimistic: false,
             assumed_cells: 0,
             budgets: vec![1, 2],
+            splits: 1,
+            cross_validated: [1, 2]
+                .map(|b| kmut_synth::CrossValidated { budget: b, pooled: Detection { total: 10, known: 7, possible: 7 }, folds: vec![Some(0.6), Some(0.8)] })
+                .to_vec(),
             curve: [1, 2]
                 .map(|b| Point {
                     budget: b,
@@ -178,5 +190,6 @@ mod tests {
         assert!(html.contains("budget-curve") && html.contains("<td>official trials</td>") && html.contains("<td>2</td>"));
         assert!(html.contains("80.0 to 90.0% [40.0, 90.0]"), "b = 2 with a missing cell is a range");
         assert!(html.contains("Warning: 3 cells of witnessed mutants"), "the library's warnings are visible");
+        assert!(html.contains("70.0% (folds 60.0 to 80.0)"), "the cross-validated column: pooled, then the fold range");
     }
 }
