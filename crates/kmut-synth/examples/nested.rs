@@ -41,25 +41,7 @@ fn in_dev_a(id: &str) -> bool {
 /// half's mutants leave here and no later code sees them.
 fn dev_only(p: &Problem, mirror: bool) -> Problem {
     let keep: Vec<usize> = (0..p.mutants.len()).filter(|&m| p.halves[m] == Half::Dev).collect();
-    let cut = |b: &Bits| {
-        let mut out = Bits::new(keep.len());
-        keep.iter().enumerate().filter(|(_, &m)| b.get(m)).for_each(|(i, _)| out.set(i));
-        out
-    };
-    let mutants: Vec<String> = keep.iter().map(|&m| p.mutants[m].clone()).collect();
-    let halves = mutants.iter().map(|id| if in_dev_a(id) == mirror { Half::Test } else { Half::Dev }).collect();
-    Problem {
-        substrate: p.substrate.clone(),
-        level: p.level,
-        path: p.path.clone(),
-        candidates: p.candidates.clone(),
-        halves,
-        kills: p.kills.iter().map(cut).collect(),
-        unknown: p.unknown.iter().map(cut).collect(),
-        official: p.official.clone(),
-        counts: p.counts.clone(),
-        mutants,
-    }
+    p.restrict(&keep, |id| if in_dev_a(id) == mirror { Half::Test } else { Half::Dev })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

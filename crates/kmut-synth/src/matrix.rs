@@ -148,6 +148,26 @@ impl Problem {
     pub fn resplit(&self, salt: u32) -> Problem {
         Problem { halves: self.mutants.iter().map(|m| Half::salted(m, salt)).collect(), ..self.clone() }
     }
+
+    /// The problem cut down to the mutants at `keep` (indices into `mutants`, in the order
+    /// given), each placed in the half `half` gives it: the nested and learning-curve studies
+    /// (`examples/`) drop mutants before anything reads them.
+    #[must_use]
+    pub fn restrict(&self, keep: &[usize], half: impl Fn(&str) -> Half) -> Problem {
+        let cut = |b: &Bits| {
+            let mut out = Bits::new(keep.len());
+            keep.iter().enumerate().filter(|(_, &m)| b.get(m)).for_each(|(i, _)| out.set(i));
+            out
+        };
+        let mutants: Vec<String> = keep.iter().map(|&m| self.mutants[m].clone()).collect();
+        Problem {
+            halves: mutants.iter().map(|id| half(id)).collect(),
+            kills: self.kills.iter().map(cut).collect(),
+            unknown: self.unknown.iter().map(cut).collect(),
+            mutants,
+            ..self.clone()
+        }
+    }
 }
 
 /// Which evaluations to read and how to judge them.

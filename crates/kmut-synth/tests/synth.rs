@@ -489,3 +489,21 @@ fn cross_validation_counts_missing_cells_as_open_never_as_kills() {
     assert_eq!(cv.pooled.possible - cv.pooled.known, 2, "c, once per split, is open, not killed");
     assert!(cv.to_string().contains(" to "), "an open rate is printed as a range: {cv}");
 }
+
+#[test]
+fn a_restricted_problem_keeps_each_kept_mutants_cells_and_its_given_half() {
+    let mut f = Fixture::new();
+    // a: T0:1; b: scaled x100, missing on spiky x100; c: spiky x100.
+    f.substrate("L1p10_cut", &["a", "b", "c"], &[&[0], &[3], &[8]], &[&[], &[8], &[]], &[]);
+    let (problems, _) = kmut_synth::load(&f.store, &[], &options(&[1]).matrix).unwrap();
+    let p = &problems[0];
+    let at = |id: &str| p.mutants.iter().position(|m| m == id).unwrap();
+    let cut = p.restrict(&[at("c"), at("b")], |id| if id == "c" { Half::Dev } else { Half::Test });
+    assert_eq!(cut.mutants, ["c", "b"]);
+    assert_eq!(cut.halves, [Half::Dev, Half::Test]);
+    let column = |suite: &str| p.candidates.iter().position(|c| c.column.suite == suite).unwrap();
+    let (scaled, spiky) = (column("W:scaled:100:small"), column("W:spiky:100:small"));
+    assert!(cut.kills[spiky].get(0) && !cut.kills[spiky].get(1), "c's kill moved with c");
+    assert!(cut.kills[scaled].get(1) && cut.unknown[spiky].get(1), "b's kill and its missing cell moved with b");
+    assert_eq!(cut.kills[column("T0_original")].count(), 0, "a is gone, and its kill with it");
+}

@@ -1,0 +1,113 @@
+//! The held-out rate against how many mutants each problem's inputs are chosen on (issue 15).
+//!
+//! Greedy chooses a problem's inputs from its own witnessed mutants, and a small sample leaves
+//! the choosing half with a few of them: what the test half needs and the choosing half never
+//! showed is missed. This study thins the choosing half and watches the held-out rate: if the
+//! rate still climbs at the full half, a larger sample per problem would raise it further.
+//!
+//! For each of `--splits` salted splits (`Half::salted`, split 0 the held-out column's own),
+//! read both ways, and each fraction f, the choosing half keeps the mutants whose salted hash
+//! (`kmut-learning-v1:<split>:<id>`, uniform in [0, 1)) falls below f. The kept sets are nested
+//! (a larger f keeps a superset), the scored half is always whole, and the padding prior is
+//! learned on the kept mutants only. Detection is pooled over every fold, as `kmut synth
+//! --splits` pools it (f = 1 reproduces its cross-validated column).
+//!
+//! ```sh
+//! cargo run --release -p kmut-synth --example learning -- STORE [--splits N]
+//! ```
+#![allow(clippy::print_stdout)]
+
+use std::path::Path;
+
+use kmut_model::Protocol;
+use kmut_store::Store;
+use kmut_synth::{detect, greedy, load, pad, Detection, Half, MatrixOptions, Prior, Problem};
+use sha2::{Digest, Sha256};
+
+const BUDGETS: [usize; 4] = [1, 2, 3, 6];
+const FRACTIONS: [f64; 5] = [0.125, 0.25, 0.5, 0.75, 1.0];
+
+/// Where mutant `id` falls in [0, 1) for split `salt`: the first eight bytes of a salted SHA-256.
+fn draw(id: &str, salt: u32) -> f64 {
+    let d = Sha256::digest(format!("kmut-learning-v1:{salt}:{id}").as_bytes());
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&d[..8]);
+    (u64::from_be_bytes(b) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// `p` (already split by `salt`) with its `choose` half thinned to fraction `f`: kept choosing
+/// mutants become `Dev`, the whole other half `Test`.
+fn thinned(p: &Problem, choose: Half, salt: u32, f: f64) -> Problem {
+    let keep: Vec<usize> = (0..p.mutants.len()).filter(|&m| p.halves[m] != choose || draw(&p.mutants[m], salt) < f).collect();
+    let chosen_on = |id: &str| Half::salted(id, salt) == choose;
+    p.restrict(&keep, |id| if chosen_on(id) { Half::Dev } else { Half::Test })
+}
+
+/// Pooled detection at each budget, and the mutants chosen on, for one fraction over every fold.
+fn curve(loaded: &[Problem], splits: u32, f: f64) -> (Vec<Detection>, usize) {
+    let max = BUDGETS[BUDGETS.len() - 1];
+    let mut pooled = vec![Detection::default(); BUDGETS.len()];
+    let mut chosen_on = 0;
+    for salt in 0..splits {
+        let split: Vec<Problem> = loaded.iter().map(|p| p.resplit(salt)).collect();
+        for choose in [Half::Dev, Half::Test] {
+            let problems: Vec<Problem> = split.iter().map(|p| thinned(p, choose, salt, f)).collect();
+            let prior = Prior::learn(&problems, Some(Half::Dev));
+            for p in &problems {
+                let (dev, test) = (p.mask(Some(Half::Dev)), p.mask(Some(Half::Test)));
+                chosen_on += dev.count();
+                let order = greedy(p, &dev, &[], max);
+                for (d, &b) in pooled.iter_mut().zip(&BUDGETS) {
+                    *d += detect(p, &pad(p, &dev, &[], &order[..b.min(order.len())], b, &prior), &test);
+                }
+            }
+        }
+    }
+    (pooled, chosen_on)
+}
+
+fn pct(d: Detection) -> String {
+    let k = 100.0 * d.known as f64 / d.total.max(1) as f64;
+    let q = 100.0 * d.possible as f64 / d.total.max(1) as f64;
+    if d.known == d.possible {
+        format!("{k:.1}%")
+    } else {
+        format!("{k:.1} to {q:.1}%")
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let path = args.first().ok_or("usage: learning STORE [--splits N]")?;
+    let splits: u32 = match args.iter().position(|a| a == "--splits") {
+        Some(i) => args.get(i + 1).ok_or("--splits takes a number")?.parse()?,
+        None => 5,
+    };
+    let store = Store::open(Path::new(path))?;
+    let protocol = Protocol::named("official")?;
+    let backend = kmut_score::default_backend(&store)?;
+    let (loaded, skipped) = load(&store, &[], &MatrixOptions::of(&protocol, backend))?;
+    let witnessed: usize = loaded.iter().map(|p| p.mutants.len()).sum();
+    println!(
+        "{} at {:e}, {backend:?} evaluations; {} problems ({} skipped), {witnessed} witnessed mutants; {splits} splits read both ways",
+        protocol.name,
+        protocol.tolerance(),
+        loaded.len(),
+        skipped.len()
+    );
+    print!("{:>9} {:>22}", "fraction", "chosen on per problem");
+    for b in BUDGETS {
+        print!(" {:>16}", format!("held out, b={b}"));
+    }
+    println!();
+    let folds = (2 * splits as usize * loaded.len()).max(1) as f64;
+    for f in FRACTIONS {
+        let (pooled, chosen_on) = curve(&loaded, splits, f);
+        print!("{f:>9} {:>22.2}", chosen_on as f64 / folds);
+        for d in pooled {
+            print!(" {:>16}", pct(d));
+        }
+        println!();
+    }
+    Ok(())
+}
