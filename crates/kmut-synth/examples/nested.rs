@@ -9,7 +9,9 @@
 //!
 //! Rules: R0 the crate's (greedy, ties to the earliest candidate, then `pad`); R1 greedy whose
 //! ties after the first pick go to the heavier kind (`Prior`), then the earliest; R2 greedy whose
-//! ties at every pick go to the candidate `pad` would add first.
+//! ties at every pick go to the candidate `pad` would add first; R3 greedy's first pick, then
+//! only picks that add two kills or more on the choosing half (one resting on a single mutant
+//! leaves its place to `pad`'s prior).
 //!
 //! ```sh
 //! cargo run --release -p kmut-synth --example nested -- STORE [--mirror]
@@ -49,6 +51,7 @@ enum Rule {
     R0,
     R1,
     R2,
+    R3,
 }
 
 /// Greedy maximum coverage on `mask` whose ties go to the smallest `rank(step, candidate)`.
@@ -76,6 +79,20 @@ fn order(rule: Rule, p: &Problem, mask: &Bits, prior: &Prior, max: usize) -> Vec
         Rule::R2 => {
             let pad_order = pad(p, mask, &[], &[], p.candidates.len(), prior);
             greedy_ranked(p, mask, max, |_, c| pad_order.iter().position(|&x| x == c))
+        }
+        Rule::R3 => {
+            // Greedy's first pick, then only picks that add two kills or more: a pick resting on
+            // one mutant of the choosing half leaves its place to `pad`'s prior.
+            let mut covered = Bits::new(p.mutants.len());
+            let mut kept = Vec::new();
+            for c in greedy(p, mask, &[], max) {
+                if !kept.is_empty() && p.kills[c].count_new(mask, &covered) < 2 {
+                    break;
+                }
+                covered.union_with(&p.kills[c]);
+                kept.push(c);
+            }
+            kept
         }
     }
 }
@@ -192,7 +209,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         loaded.len(),
         skipped.len()
     );
-    let rules = [(Rule::R0, "R0 earliest"), (Rule::R1, "R1 prior after 1st"), (Rule::R2, "R2 pad's order")];
+    let rules = [(Rule::R0, "R0 earliest"), (Rule::R1, "R1 prior after 1st"), (Rule::R2, "R2 pad's order"), (Rule::R3, "R3 two kills or prior")];
     let folds: &[bool] = if args.iter().any(|a| a == "--mirror") { &[false, true] } else { &[false] };
     for &mirror in folds {
         let problems: Vec<Problem> = loaded.iter().map(|p| dev_only(p, mirror)).collect();
