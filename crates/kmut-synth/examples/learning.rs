@@ -17,11 +17,9 @@
 //! ```
 #![allow(clippy::print_stdout)]
 
-use std::path::Path;
+mod common;
 
-use kmut_model::Protocol;
-use kmut_store::Store;
-use kmut_synth::{detect, greedy, load, pad, Detection, Half, MatrixOptions, Prior, Problem};
+use kmut_synth::{detect, greedy, pad, Detection, Half, Prior, Problem};
 use sha2::{Digest, Sha256};
 
 const BUDGETS: [usize; 4] = [1, 2, 3, 6];
@@ -83,18 +81,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(i) => args.get(i + 1).ok_or("--splits takes a number")?.parse()?,
         None => 5,
     };
-    let store = Store::open(Path::new(path))?;
-    let protocol = Protocol::named("official")?;
-    let backend = kmut_score::default_backend(&store)?;
-    let (loaded, skipped) = load(&store, &[], &MatrixOptions::of(&protocol, backend))?;
-    let witnessed: usize = loaded.iter().map(|p| p.mutants.len()).sum();
-    println!(
-        "{} at {:e}, {backend:?} evaluations; {} problems ({} skipped), {witnessed} witnessed mutants; {splits} splits read both ways",
-        protocol.name,
-        protocol.tolerance(),
-        loaded.len(),
-        skipped.len()
-    );
+    let (loaded, read) = common::official_matrix(path)?;
+    println!("{read}; {splits} splits read both ways");
     print!("{:>9} {:>22}", "fraction", "chosen on per problem");
     for b in BUDGETS {
         print!(" {:>16}", format!("held out, b={b}"));

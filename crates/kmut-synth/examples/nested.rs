@@ -19,13 +19,11 @@
 //! `--mirror` also chooses on dev-B and scores on dev-A (a second fold, still inside dev).
 #![allow(clippy::print_stdout)]
 
-use std::cmp::Reverse;
-use std::path::Path;
+mod common;
 
-use kmut_model::Protocol;
-use kmut_store::Store;
-use kmut_synth::{detect, greedy, load, pad, Bits, Detection, Half, MatrixOptions, Prior, Problem};
+use kmut_synth::{detect, greedy, pad, Bits, Detection, Half, Prior, Problem};
 use sha2::{Digest, Sha256};
+use std::cmp::Reverse;
 
 const BUDGETS: [usize; 6] = [1, 2, 3, 4, 5, 6];
 
@@ -197,18 +195,8 @@ fn table(title: &str, problems: &[Problem], rules: &[(Rule, &str)]) {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args.first().ok_or("usage: nested STORE [--mirror]")?;
-    let store = Store::open(Path::new(path))?;
-    let protocol = Protocol::named("official")?;
-    let backend = kmut_score::default_backend(&store)?;
-    let (loaded, skipped) = load(&store, &[], &MatrixOptions::of(&protocol, backend))?;
-    let witnessed: usize = loaded.iter().map(|p| p.mutants.len()).sum();
-    println!(
-        "{} at {:e}, {backend:?} evaluations; {} problems ({} skipped), {witnessed} witnessed mutants; nested salt `{SALT}`",
-        protocol.name,
-        protocol.tolerance(),
-        loaded.len(),
-        skipped.len()
-    );
+    let (loaded, read) = common::official_matrix(path)?;
+    println!("{read}; nested salt `{SALT}`");
     let rules = [(Rule::R0, "R0 earliest"), (Rule::R1, "R1 prior after 1st"), (Rule::R2, "R2 pad's order"), (Rule::R3, "R3 two kills or prior")];
     let folds: &[bool] = if args.iter().any(|a| a == "--mirror") { &[false, true] } else { &[false] };
     for &mirror in folds {
