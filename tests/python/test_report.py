@@ -439,6 +439,15 @@ def synth_rate(r):
     return f"{p:.1f} to {u:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
+def synth_cv(c):
+    """A cross-validated held-out rate as the report (and `kmut synth`) prints it."""
+    d = c["pooled"]
+    k, q = 100 * d["known"] / d["total"], 100 * d["possible"] / d["total"]
+    text = f"{k:.1f}%" if d["known"] == d["possible"] else f"{k:.1f} to {q:.1f}%"
+    folds = [f for f in c["folds"] if f is not None]
+    return text + (f" (folds {100 * min(folds):.1f} to {100 * max(folds):.1f})" if folds else "")
+
+
 def test_the_synthesis_section_shows_kmut_synths_budget_curve_as_a_table_and_a_plot(report):
     store, rep, _ = report
     s = json.loads(kmut("synth", "--store", str(store), "--backend", "cpu", "--json", timeout=300).stdout)
@@ -450,6 +459,12 @@ def test_the_synthesis_section_shows_kmut_synths_budget_curve_as_a_table_and_a_p
     want += [[str(p["budget"]), synth_rate(p["full"]), synth_rate(p["held_out"])] for p in s["curve"]]
     assert [[r[0], r[1], r[3]] for r in got] == want
     assert [r[2] for r in got][1:] == [f"{p['full']['detected']['known']} / {p['full']['detected']['total']}" for p in s["curve"]]
+    # The cross-validated column: five salted splits read both ways, each mutant held out once per split.
+    assert s["splits"] == 5 and [c["budget"] for c in s["cross_validated"]] == s["budgets"]
+    assert all(c["pooled"]["total"] == 5 * s["totals"]["witnessed"] and len(c["folds"]) == 10 for c in s["cross_validated"])
+    assert [r[4] for r in got] == [""] + [synth_cv(c) for c in s["cross_validated"]]
+    off = json.loads(kmut("synth", "--store", str(store), "--backend", "cpu", "--splits", "0", "--json", timeout=300).stdout)
+    assert off["splits"] == 0 and off["cross_validated"] == [] and off["curve"] == s["curve"], "--splits 0 leaves the rest as it was"
     # The demo's witness search is first-kill: missing cells, said so in the section.
     assert s["totals"]["missing_cells"] > 0 and s["warnings"]
     for w in s["warnings"]:
