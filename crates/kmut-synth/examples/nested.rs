@@ -11,7 +11,9 @@
 //! ties after the first pick go to the heavier kind (`Prior`), then the earliest; R2 greedy whose
 //! ties at every pick go to the candidate `pad` would add first; R3 greedy's first pick, then
 //! only picks that add two kills or more on the choosing half (one resting on a single mutant
-//! leaves its place to `pad`'s prior).
+//! leaves its place to `pad`'s prior); R4 R0's choice padded by the prior pooled over every
+//! level, the crate's before 2026-12-06 (R0's prior is learned per level since, decided here:
+//! `docs/synth.md`).
 //!
 //! ```sh
 //! cargo run --release -p kmut-synth --example nested -- STORE [--mirror]
@@ -50,6 +52,7 @@ enum Rule {
     R1,
     R2,
     R3,
+    R4,
 }
 
 /// Greedy maximum coverage on `mask` whose ties go to the smallest `rank(step, candidate)`.
@@ -72,12 +75,13 @@ fn greedy_ranked<K: Ord>(p: &Problem, mask: &Bits, max: usize, rank: impl Fn(usi
 /// The greedy order of `rule` on `mask` (up to `max` inputs).
 fn order(rule: Rule, p: &Problem, mask: &Bits, prior: &Prior, max: usize) -> Vec<usize> {
     match rule {
-        Rule::R0 => greedy(p, mask, &[], max),
         Rule::R1 => greedy_ranked(p, mask, max, |step, c| (Reverse(if step == 0 { 0 } else { prior.weight(p, c) }), c)),
         Rule::R2 => {
             let pad_order = pad(p, mask, &[], &[], p.candidates.len(), prior);
             greedy_ranked(p, mask, max, |_, c| pad_order.iter().position(|&x| x == c))
         }
+        // R4 differs from R0 only in its padding prior (`fold`).
+        Rule::R0 | Rule::R4 => greedy(p, mask, &[], max),
         Rule::R3 => {
             // Greedy's first pick, then only picks that add two kills or more: a pick resting on
             // one mutant of the choosing half leaves its place to `pad`'s prior.
@@ -119,6 +123,10 @@ struct Point {
 /// Per rule, per budget.
 fn fold(problems: &[Problem], rules: &[Rule]) -> Vec<Vec<Point>> {
     let prior = Prior::learn(problems, Some(Half::Dev));
+    // R4's prior pools every level, as the crate's did before 2026-12-06: the problems are seen
+    // at one level (0) for it, so its weights sum over all of them.
+    let flat: Vec<Problem> = problems.iter().map(|p| Problem { level: 0, ..p.clone() }).collect();
+    let pooled_prior = Prior::learn(&flat, Some(Half::Dev));
     let max = BUDGETS[BUDGETS.len() - 1];
     let mut out = Vec::new();
     for &rule in rules {
@@ -127,8 +135,12 @@ fn fold(problems: &[Problem], rules: &[Rule]) -> Vec<Vec<Point>> {
         for &b in &BUDGETS {
             let mut pooled = Detection::default();
             let (mut known, mut picks_b) = (Vec::new(), Vec::new());
-            for (p, o) in problems.iter().zip(&orders) {
-                let picks = pad(p, &p.mask(Some(Half::Dev)), &[], &o[..b.min(o.len())], b, &prior);
+            for ((p, o), flat) in problems.iter().zip(&orders).zip(&flat) {
+                let picks = if rule == Rule::R4 {
+                    pad(flat, &p.mask(Some(Half::Dev)), &[], &o[..b.min(o.len())], b, &pooled_prior)
+                } else {
+                    pad(p, &p.mask(Some(Half::Dev)), &[], &o[..b.min(o.len())], b, &prior)
+                };
                 let d = detect(p, &picks, &p.mask(Some(Half::Test)));
                 pooled += d;
                 known.push(d.known);
@@ -197,7 +209,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = args.first().ok_or("usage: nested STORE [--mirror]")?;
     let (loaded, read) = common::official_matrix(path)?;
     println!("{read}; nested salt `{SALT}`");
-    let rules = [(Rule::R0, "R0 earliest"), (Rule::R1, "R1 prior after 1st"), (Rule::R2, "R2 pad's order"), (Rule::R3, "R3 two kills or prior")];
+    let rules = [
+        (Rule::R0, "R0 earliest"),
+        (Rule::R1, "R1 prior after 1st"),
+        (Rule::R2, "R2 pad's order"),
+        (Rule::R3, "R3 two kills or prior"),
+        (Rule::R4, "R4 pooled prior"),
+    ];
     let folds: &[bool] = if args.iter().any(|a| a == "--mirror") { &[false, true] } else { &[false] };
     for &mirror in folds {
         let problems: Vec<Problem> = loaded.iter().map(|p| dev_only(p, mirror)).collect();

@@ -7,6 +7,11 @@
 //! recur across problems (every matmul has a `T1_remainder` suite, every problem a `scaled x1000
 //! @small` column), and a kind that killed what the protocol's inputs missed in other problems'
 //! dev halves is the better bet for this problem's test half than another official trial.
+//!
+//! Kinds are weighed per `KernelBench` level: a single operator (level 1), a fused chain (level 2)
+//! and a network (level 3) do not miss the same faults under the same inputs. Decided inside the
+//! dev half (`examples/nested.rs`, rule R4, 2026-12-06): the per-level prior was at least as good
+//! as the pooled one at every budget in both nested folds, and better at 7 of their 12 cells.
 
 use std::collections::HashMap;
 
@@ -14,11 +19,11 @@ use crate::bits::Bits;
 use crate::matrix::{Problem, Source};
 use crate::split::Half;
 
-/// Per kind of candidate (`kind`), the mutants its candidates kill beyond the protocol's inputs,
-/// summed over problems.
+/// Per level and kind of candidate (`kind`), the mutants its candidates kill beyond the
+/// protocol's inputs, summed over that level's problems.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Prior {
-    weights: HashMap<String, usize>,
+    weights: HashMap<(u8, String), usize>,
 }
 
 /// A candidate's kind: `official`, a suite's name, or a generated column's generator, scale and
@@ -36,9 +41,10 @@ pub fn kind(source: &Source) -> String {
 
 impl Prior {
     /// Learned on `half` of every problem's witnessed mutants (all of them for `None`): a mutant
-    /// counts once for a kind when some candidate of that kind kills it and no protocol input does.
+    /// counts once for its problem's level and a kind when some candidate of that kind kills it
+    /// and no protocol input does.
     pub fn learn(problems: &[Problem], half: Option<Half>) -> Prior {
-        let mut weights: HashMap<String, usize> = HashMap::new();
+        let mut weights: HashMap<(u8, String), usize> = HashMap::new();
         for p in problems {
             let mask = p.mask(half);
             let mut official = Bits::new(p.mutants.len());
@@ -50,15 +56,16 @@ impl Prior {
                 by_kind.entry(kind(&cand.source)).or_insert_with(|| Bits::new(p.mutants.len())).union_with(&p.kills[c]);
             }
             for (k, kills) in by_kind {
-                *weights.entry(k).or_default() += kills.count_new(&mask, &official);
+                *weights.entry((p.level, k)).or_default() += kills.count_new(&mask, &official);
             }
         }
         Prior { weights }
     }
 
-    /// The weight of candidate `c` of `p` (0 for a kind never seen to add a kill).
+    /// The weight of candidate `c` of `p` at `p`'s level (0 for a kind never seen to add a kill
+    /// there).
     pub fn weight(&self, p: &Problem, c: usize) -> usize {
-        self.weights.get(&kind(&p.candidates[c].source)).copied().unwrap_or(0)
+        self.weights.get(&(p.level, kind(&p.candidates[c].source))).copied().unwrap_or(0)
     }
 }
 
@@ -102,5 +109,21 @@ mod tests {
         assert_eq!(prior.weight(&a, 1), 2, "dev[1] in both problems");
         assert_eq!(prior.weight(&a, 2), 0, "its only kill is in the test half");
         assert_eq!(Prior::learn(std::slice::from_ref(&a), None).weight(&a, 2), 1);
+    }
+
+    #[test]
+    fn a_kind_weighs_only_what_it_added_at_the_problems_level() {
+        let ids = ["x", "y"];
+        // T1 adds one kill beyond the protocol in a level-1 problem and two in a level-3 one.
+        let mut one = problem("one", &["T0_original", "T1_remainder"], &ids, &[&[0, 0], &[1, 0]]);
+        let mut three = problem("three", &["T0_original", "T1_remainder"], &ids, &[&[0, 0], &[1, 1]]);
+        one.level = 1;
+        three.level = 3;
+        let prior = Prior::learn(&[one.clone(), three.clone()], None);
+        assert_eq!(prior.weight(&one, 1), 1);
+        assert_eq!(prior.weight(&three, 1), 2);
+        let mut two = one.clone();
+        two.level = 2;
+        assert_eq!(prior.weight(&two, 1), 0, "no level-2 problem showed it a kill");
     }
 }
