@@ -1,6 +1,7 @@
 //! The scheduler: units of work, worker slots, watchdogs, and the one store writer.
 //!
-//! Its parts, each a module: `rounds` (which mutants are taken now, on which columns),
+//! Its parts, each a module: `unit` (a column's queue of mutants, and each mutant's state),
+//! `rounds` (which mutants are taken now, on which columns),
 //! `pool` (worker slots and spares, handing out work within device memory), `events`
 //! (what workers say, and their deaths), `watchdog` (timeouts), `retries` (the machine's
 //! failures, never verdicts) and `results` (the store and the counts). This file holds the
@@ -29,6 +30,7 @@ mod pool;
 mod results;
 mod retries;
 mod rounds;
+mod unit;
 mod watchdog;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -45,7 +47,7 @@ use crate::worker::{Heard, Said};
 use crate::ExecError;
 use crate::RoundImages;
 use pool::{Owner, Slot, SlotState, Spare};
-use rounds::{MutantState, Unit, UnitKey};
+use unit::{MutantState, Unit, UnitKey};
 
 /// How the engine runs.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::rounds::{Unit, UnitKey};
+use super::unit::{Unit, UnitKey};
 use super::{Engine, IdleReason};
 use crate::memory::Need;
 use crate::protocol::{Event, Request, SubstrateRef};

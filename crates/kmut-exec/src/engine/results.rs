@@ -7,7 +7,7 @@ use kmut_model::Outcome;
 use kmut_store::{Baseline, Evaluation};
 
 use super::pool::SlotState;
-use super::rounds::UnitKey;
+use super::unit::UnitKey;
 use super::{Engine, Progress};
 use crate::protocol::{ColumnReport, EvalReport};
 use crate::ExecError;

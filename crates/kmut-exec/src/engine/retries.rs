@@ -2,7 +2,7 @@
 //! kernels) are never verdicts: an evaluation or a column is retried once with the device to
 //! itself, then reported as an error of the run with nothing stored.
 
-use super::rounds::UnitKey;
+use super::unit::UnitKey;
 use super::Engine;
 
 impl Engine<'_> {

@@ -13,31 +13,9 @@ use std::time::Instant;
 
 use kmut_store::Evaluation;
 
+use super::unit::{MutantState, Unit, UnitKey};
 use super::Engine;
 use crate::ExecError;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) struct UnitKey {
-    pub(super) sub: usize,
-    pub(super) col: usize,
-}
-
-pub(super) struct Unit {
-    pub(super) pending: VecDeque<usize>,
-    pub(super) in_flight: usize,
-}
-
-pub(super) struct MutantState {
-    pub(super) killed: bool,
-    pub(super) evaluated: BTreeSet<usize>,
-}
-
-impl MutantState {
-    /// Whether column `col` is still to run for this mutant.
-    fn needs(&self, col: usize, first_kill: bool) -> bool {
-        !(self.evaluated.contains(&col) || first_kill && self.killed)
-    }
-}
 
 impl Engine<'_> {
     /// Stored evaluations of the same images count as done.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use kmut_model::Outcome;
 
 use super::pool::SlotState;
-use super::rounds::UnitKey;
+use super::unit::UnitKey;
 use super::Engine;
 use crate::ExecError;
 
