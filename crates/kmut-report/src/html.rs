@@ -1,55 +1,13 @@
-//! The HTML folder: templates (minijinja, HTML auto-escaping, in `templates/`), the overview
-//! made of [`crate::sections`], and one page per substrate.
+//! The HTML folder: the overview made of [`crate::sections`], and one page per substrate, each
+//! rendered through [`crate::templates`].
 
 use std::path::PathBuf;
 
-use minijinja::value::Serde;
-use minijinja::Environment;
 use serde::Serialize;
 
 use crate::sections::{self, Rendered};
+use crate::templates::Templates;
 use crate::{file_safe, ReportData, ReportError};
-
-/// The report's templates, each compiled into the binary.
-pub struct Templates {
-    env: Environment<'static>,
-}
-
-const TEMPLATES: [(&str, &str); 11] = [
-    ("layout.html", include_str!("../templates/layout.html")),
-    ("index.html", include_str!("../templates/index.html")),
-    ("substrate.html", include_str!("../templates/substrate.html")),
-    ("overview.html", include_str!("../templates/overview.html")),
-    ("audit.html", include_str!("../templates/audit.html")),
-    ("synthesis.html", include_str!("../templates/synthesis.html")),
-    ("depth.html", include_str!("../templates/depth.html")),
-    ("substrates.html", include_str!("../templates/substrates.html")),
-    ("rates_table.html", include_str!("../templates/rates_table.html")),
-    ("not_measured.html", include_str!("../templates/not_measured.html")),
-    ("style.css", include_str!("../templates/style.css")),
-];
-
-impl Templates {
-    pub fn new() -> Templates {
-        let mut env = Environment::new();
-        for (name, source) in TEMPLATES {
-            env.add_template(name, source).expect("the report's templates parse (tested)");
-        }
-        Templates { env }
-    }
-
-    /// Render the template `name` with `context` (anything serialisable).
-    pub fn render<S: Serialize>(&self, name: &str, context: &S) -> Result<String, ReportError> {
-        let fail = |source| ReportError::Template { name: name.to_owned(), source };
-        self.env.get_template(name).map_err(fail)?.render(Serde(context)).map_err(fail)
-    }
-}
-
-impl Default for Templates {
-    fn default() -> Templates {
-        Templates::new()
-    }
-}
 
 /// The pages of a report, as (path in the folder, text).
 pub struct Pages {
@@ -79,7 +37,7 @@ struct Page<'a, T: Serialize> {
 /// Render every page of `data`.
 pub fn render(data: &ReportData) -> Result<Pages, ReportError> {
     let t = Templates::new();
-    let style = TEMPLATES.iter().find(|(n, _)| *n == "style.css").map(|(_, s)| *s).unwrap_or_default();
+    let style = Templates::source("style.css").unwrap_or_default();
     let mut views = Vec::new();
     let mut not_measured = Vec::new();
     for s in sections::sections() {
@@ -106,20 +64,4 @@ pub fn render(data: &ReportData) -> Result<Pages, ReportError> {
         files.push((PathBuf::from("substrates").join(format!("{}.html", file_safe(name))), html));
     }
     Ok(Pages { files, not_measured })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_template_parses_and_escapes_html() {
-        let t = Templates::new();
-        for (name, _) in TEMPLATES {
-            assert!(t.env.get_template(name).is_ok(), "{name}");
-        }
-        let mut env = Environment::new();
-        env.add_template("x.html", "{{ v }}").unwrap();
-        assert_eq!(env.get_template("x.html").unwrap().render(minijinja::context! { v => "<b>&" }).unwrap(), "&lt;b&gt;&amp;");
-    }
 }

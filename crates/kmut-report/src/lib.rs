@@ -17,6 +17,7 @@ mod html;
 pub mod sections;
 pub mod stryker;
 pub mod tables;
+mod templates;
 
 use std::path::{Path, PathBuf};
 

@@ -7,7 +7,7 @@ use kmut_audit::{Audit, Rate};
 use serde::Serialize;
 
 use super::{Rendered, Section};
-use crate::html::Templates;
+use crate::templates::Templates;
 use crate::{ReportData, ReportError, Stage};
 
 pub struct AuditSection;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::overview::rate_text;
 use super::{Rendered, Section};
 use crate::chart::{self, Curve};
-use crate::html::Templates;
+use crate::templates::Templates;
 use crate::{ReportData, ReportError, Stage};
 
 pub struct DepthSection;

@@ -11,7 +11,7 @@ pub mod overview;
 pub mod substrates;
 pub mod synthesis;
 
-use crate::html::Templates;
+use crate::templates::Templates;
 use crate::{ReportData, ReportError};
 
 /// What a section shows.

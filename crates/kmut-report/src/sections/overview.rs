@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{Rendered, Section};
 use crate::chart::{self, Series};
-use crate::html::Templates;
+use crate::templates::Templates;
 use crate::{ReportData, ReportError};
 
 pub struct Overview;

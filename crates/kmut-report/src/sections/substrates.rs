@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::overview::{cell, CellView};
 use super::{Rendered, Section};
-use crate::html::Templates;
+use crate::templates::Templates;
 use crate::{file_safe, MutantData, ReportData, ReportError, SubstrateData, VERDICT_WORDS};
 
 pub struct Substrates;

@@ -7,7 +7,7 @@ use kmut_synth::{Rate, Synthesis};
 use serde::Serialize;
 
 use super::{Rendered, Section};
-use crate::html::Templates;
+use crate::templates::Templates;
 use crate::{ReportData, ReportError, Stage};
 
 pub struct SynthesisSection;
