@@ -8,7 +8,8 @@ use kmut_syntax::{reaching_kernels, CudaSource, SyntaxError, Unreadable};
 
 use crate::context::Ctx;
 use crate::matchers::{LaunchFault, Matcher};
-use crate::rule::{Rule, Site};
+use crate::rule::Rule;
+use crate::site::Site;
 
 /// All mutants of one substrate, and what the parser could not read.
 #[derive(Debug)]

@@ -12,7 +12,9 @@ pub mod engine;
 pub mod matchers;
 mod rule;
 pub mod select;
+mod site;
 
 pub use catalogue::{rule, rules_of, CATALOGUE_VERSION, RULES};
 pub use engine::{mutate, SubstrateMutants};
-pub use rule::{Rule, Site};
+pub use rule::Rule;
+pub use site::Site;

@@ -5,7 +5,7 @@
 use kmut_syntax::{descendants, field, named_children, operator, Node};
 
 use crate::context::{is_float_literal, Ctx, RELATIONAL};
-use crate::rule::Site;
+use crate::site::Site;
 
 const FP16: &str = "cuda_fp16.h";
 const BF16: &str = "cuda_bf16.h";
