@@ -10,7 +10,8 @@
 //! (`kmut-learning-v1:<split>:<id>`, uniform in [0, 1)) falls below f. The kept sets are nested
 //! (a larger f keeps a superset), the scored half is always whole, and the padding prior is
 //! learned on the kept mutants only. Detection is pooled over every fold, as `kmut synth
-//! --splits` pools it (f = 1 reproduces its cross-validated column).
+//! --splits` pools it (f = 1 reproduces its cross-validated column). At f = 1 it also prints the
+//! pooled rates per level.
 //!
 //! ```sh
 //! cargo run --release -p kmut-synth --example learning -- STORE [--splits N]
@@ -41,10 +42,11 @@ fn thinned(p: &Problem, choose: Half, salt: u32, f: f64) -> Problem {
     p.restrict(&keep, |id| if chosen_on(id) { Half::Dev } else { Half::Test })
 }
 
-/// Pooled detection at each budget, and the mutants chosen on, for one fraction over every fold.
-fn curve(loaded: &[Problem], splits: u32, f: f64) -> (Vec<Detection>, usize) {
+/// Pooled detection at each budget (overall, then per level 1 to 3), and the mutants chosen on,
+/// for one fraction over every fold.
+fn curve(loaded: &[Problem], splits: u32, f: f64) -> (Vec<Vec<Detection>>, usize) {
     let max = BUDGETS[BUDGETS.len() - 1];
-    let mut pooled = vec![Detection::default(); BUDGETS.len()];
+    let mut pooled = vec![vec![Detection::default(); BUDGETS.len()]; 4];
     let mut chosen_on = 0;
     for salt in 0..splits {
         let split: Vec<Problem> = loaded.iter().map(|p| p.resplit(salt)).collect();
@@ -55,8 +57,10 @@ fn curve(loaded: &[Problem], splits: u32, f: f64) -> (Vec<Detection>, usize) {
                 let (dev, test) = (p.mask(Some(Half::Dev)), p.mask(Some(Half::Test)));
                 chosen_on += dev.count();
                 let order = greedy(p, &dev, &[], max);
-                for (d, &b) in pooled.iter_mut().zip(&BUDGETS) {
-                    *d += detect(p, &pad(p, &dev, &[], &order[..b.min(order.len())], b, &prior), &test);
+                for (i, &b) in BUDGETS.iter().enumerate() {
+                    let d = detect(p, &pad(p, &dev, &[], &order[..b.min(order.len())], b, &prior), &test);
+                    pooled[0][i] += d;
+                    pooled[usize::from(p.level.clamp(1, 3))][i] += d;
                 }
             }
         }
@@ -89,11 +93,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!();
     let folds = (2 * splits as usize * loaded.len()).max(1) as f64;
+    let mut whole = Vec::new();
     for f in FRACTIONS {
         let (pooled, chosen_on) = curve(&loaded, splits, f);
         print!("{f:>9} {:>22.2}", chosen_on as f64 / folds);
-        for d in pooled {
-            print!(" {:>16}", pct(d));
+        for d in &pooled[0] {
+            print!(" {:>16}", pct(*d));
+        }
+        println!();
+        whole = pooled;
+    }
+    // Where the held-out misses are, at f = 1: per level, with the witnessed mutants per problem.
+    println!("\nat f = 1, per level:");
+    for (level, per_b) in whole.iter().enumerate().skip(1) {
+        let problems = loaded.iter().filter(|p| p.level.clamp(1, 3) as usize == level).count();
+        let witnessed: usize = loaded.iter().filter(|p| p.level.clamp(1, 3) as usize == level).map(|p| p.mutants.len()).sum();
+        print!("  level {level}: {problems} problems, {:.1} witnessed per problem", witnessed as f64 / problems.max(1) as f64);
+        for (d, b) in per_b.iter().zip(BUDGETS) {
+            print!(", b={b} {}", pct(*d));
         }
         println!();
     }
