@@ -125,6 +125,7 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         validity_margin: None,
         steps_on_search: false,
         advance_waves: true,
+        prefetch: true,
     }
 }
 
@@ -794,6 +795,8 @@ fn an_idle_worker_carries_a_wave_s_survivors_to_the_next_column_with_first_kill_
         let sent = dir.path().join("sent.log");
         let mut cfg = config(dir.path(), true, 2);
         cfg.advance_waves = advance;
+        // The one lever alone: no column prepared ahead of its wave either way.
+        cfg.prefetch = false;
         cfg.worker_command.extend(["--delay".into(), "0.15".into(), "--log".into(), sent.display().to_string()]);
         let s = run(&mut store, &plans, cfg, 0);
         assert_eq!((s.decided, s.killed), (ids.len(), 3), "{s:?}");
@@ -816,6 +819,49 @@ fn an_idle_worker_carries_a_wave_s_survivors_to_the_next_column_with_first_kill_
             assert_eq!(evals_before, ids.len(), "without advance_waves column 2 opens when the first wave ended");
         }
         assert_eq!(preparations(&sent, "costlyprep_x"), 3, "one preparation per column (advance {advance})");
+    }
+}
+
+#[test]
+fn an_idle_worker_prepares_the_next_column_before_any_mutant_survived_into_it() {
+    // One substrate whose preparations report 100 s (a second worker never joins the column the
+    // first holds), its first three mutants killed on column 1. With `prefetch` the idle second
+    // worker prepares column 2 while the first wave is still at its first mutants; without it,
+    // column 2 waits for a survivor (the fourth evaluation at the earliest). Either way the cells
+    // are exactly first kill's and each column is prepared once; the summary counts the column
+    // prepared ahead, and that a mutant then ran on it.
+    let ids = ["kill-a", "kill-b", "kill-c", "survive-d", "late-e", "survive-f"];
+    for prefetch in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let plans = vec![setup(&mut store, "costlyprep_x", &ids)];
+        let sent = dir.path().join("sent.log");
+        let mut cfg = config(dir.path(), true, 2);
+        cfg.prefetch = prefetch;
+        cfg.worker_command.extend(["--delay".into(), "0.15".into(), "--log".into(), sent.display().to_string()]);
+        let s = run(&mut store, &plans, cfg, 0);
+        assert_eq!((s.decided, s.killed), (ids.len(), 4), "{s:?}");
+        let cells = cells(&store, "costlyprep_x");
+        for id in ids {
+            let seeds: Vec<u64> = cells.iter().filter(|c| c.0 == id).map(|c| c.2).collect();
+            let want: Vec<u64> = match &id[..4] {
+                "kill" => vec![1],
+                "late" => vec![1, 2],
+                _ => vec![1, 2, 3],
+            };
+            assert_eq!(seeds, want, "{id}: first kill's cells, each once (prefetch {prefetch})");
+        }
+        let lines: Vec<String> = std::fs::read_to_string(&sent).unwrap().lines().map(str::to_owned).collect();
+        let second = lines.iter().position(|l| l.contains("\"op\":\"column\"") && l.contains("\"seed\":2")).expect("column 2 prepared");
+        let evals_before = lines[..second].iter().filter(|l| l.contains("\"op\":\"eval\"")).count();
+        if prefetch {
+            assert!(evals_before < 3, "column 2 was prepared after {evals_before} evaluations: it waited for a survivor");
+            assert!(s.prefetched >= 1 && s.prefetch_used >= 1, "{s:?}");
+        } else {
+            assert!(evals_before >= 4, "without prefetch column 2 waits for the first survivor (evaluation 4): {evals_before}");
+            assert_eq!((s.prefetched, s.prefetch_used), (0, 0));
+        }
+        assert_eq!(preparations(&sent, "costlyprep_x"), 3, "one preparation per column (prefetch {prefetch})");
     }
 }
 

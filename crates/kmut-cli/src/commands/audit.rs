@@ -254,6 +254,7 @@ fn run_judge(
         validity_margin: None,
         steps_on_search: false,
         advance_waves: true,
+        prefetch: true,
     };
     let run_id = compiled.store.begin_run(&format!("audit {label}"), "", &compiled.target)?;
     let reporter = RunProgress::new();

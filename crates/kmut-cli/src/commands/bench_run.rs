@@ -33,6 +33,8 @@ struct Configuration {
     worker_flags: Vec<String>,
     /// The engine's `advance_waves` (off: each first-kill column waits for its wave's end).
     advance_waves: bool,
+    /// The engine's `prefetch` (off: a first-kill column is prepared once a survivor needs it).
+    prefetch: bool,
 }
 
 /// What one configuration did with the sample. Every rate is over the engine's wall time
@@ -73,6 +75,9 @@ struct Figures {
     /// instead of launched (the steps before each mutant's first changed one).
     pipeline_steps: u64,
     steps_replayed: u64,
+    /// Columns prepared ahead of their first-kill wave, and those a mutant then ran on.
+    prefetched: usize,
+    prefetch_used: usize,
     crashes: usize,
     timeouts: usize,
     /// Substrates that failed or were set aside, and the machine's errors: a figure with any
@@ -103,6 +108,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             workers_per_device: machines.workers,
             worker_flags: vec![],
             advance_waves: true,
+            prefetch: true,
         };
         let baseline = match args.baseline.as_str() {
             // Only the given configuration: where both would not fit one sitting (a device call's
@@ -113,6 +119,8 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             "no-prefix" => Some(Configuration { name: "no-prefix".into(), worker_flags: vec!["--no-skip-prefix".into()], ..this.clone() }),
             // One lever alone: each first-kill column waits for the wave before it to end.
             "waves" => Some(Configuration { name: "waves".into(), advance_waves: false, ..this.clone() }),
+            // One lever alone: no column prepared ahead of its first-kill wave.
+            "prefetch" => Some(Configuration { name: "no-prefetch".into(), prefetch: false, ..this.clone() }),
             // The defaults before the throughput work: two workers per GPU, float64 throughout,
             // every pipeline step launched.
             _ => Some(Configuration {
@@ -120,6 +128,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
                 workers_per_device: if backend == Backend::Gpu { 2 } else { machines.workers },
                 worker_flags: vec!["--compare".into(), "fp64".into(), "--no-skip-prefix".into()],
                 advance_waves: false,
+                prefetch: false,
                 ..this.clone()
             }),
         };
@@ -242,6 +251,7 @@ fn measure(
     let mut config = engine_config(run, setting, command, scratch, log.clone(), target);
     config.round = Some(first_round(setting.devices, setting.workers, plans.len()));
     config.advance_waves = c.advance_waves;
+    config.prefetch = c.prefetch;
     let run_id = compiled.store.begin_run(&format!("bench run {}", c.name), "", &compiled.target)?;
     let reporter = RunProgress::new();
     let busy = (setting.backend == Backend::Gpu).then(|| BusySampler::start(setting.devices)).flatten();
@@ -291,6 +301,8 @@ fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_bus
         preparation: kmut_exec::PrepPhases::default(),
         pipeline_steps: s.pipeline_steps,
         steps_replayed: s.steps_replayed,
+        prefetched: s.prefetched,
+        prefetch_used: s.prefetch_used,
         crashes: s.crashes,
         timeouts: s.timeouts,
         problems,
@@ -317,6 +329,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
             if f.worker_time.is_empty() { "-".to_owned() } else { f.worker_time.clone() },
             f.preparation.summary(),
             if f.pipeline_steps == 0 { "-".to_owned() } else { format!("{} of {}", f.steps_replayed, f.pipeline_steps) },
+            format!("{} ({} used)", f.prefetched, f.prefetch_used),
         ]
     };
     let names = [
@@ -335,6 +348,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
         "worker time",
         "column preparations",
         "pipeline steps replayed",
+        "columns prepared ahead",
     ];
     let columns: Vec<Vec<String>> = figures.iter().map(rows_of).collect();
     let rows: Vec<Vec<String>> = names

@@ -232,6 +232,7 @@ pub(crate) fn engine_config(args: &RunArgs, s: &Setting<'_>, worker_command: Vec
         validity_margin: s.inputs.is_witness().then(|| args.margin * s.protocol.tolerance()),
         steps_on_search: args.search_steps,
         advance_waves: true,
+        prefetch: true,
     }
 }
 
@@ -394,6 +395,12 @@ pub(super) fn print_summary(s: &RunSummary) {
         eprintln!(
             "run: {} columns reject the original itself under the judged bound (false kills): no mutant was run on them, they decide nothing",
             s.false_kill_columns
+        );
+    }
+    if s.prefetched > 0 {
+        eprintln!(
+            "run: {} columns prepared ahead of their first-kill wave by otherwise idle workers, {} of them then run on (the rest were prepared for nothing)",
+            s.prefetched, s.prefetch_used
         );
     }
     for f in &s.failures {

@@ -50,6 +50,9 @@ use pool::{Owner, Slot, SlotState, Spare};
 use unit::{MutantState, Unit, UnitKey};
 
 /// How the engine runs.
+// Its switches are independent (each set from the CLI or a bench configuration, each with its
+// own baseline): a state machine would not say more than the flags do.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
     /// Program and arguments of a worker; `--device N` and `--scratch DIR` are appended.
@@ -101,6 +104,11 @@ pub struct EngineConfig {
     /// wave ends (`advance_waves`); off, a column opens only when the wave before it ended
     /// (`kmut bench run --baseline waves` measures the difference).
     pub advance_waves: bool,
+    /// First kill: a worker with nothing it may take prepares the next column of a substrate
+    /// whose wave is still running, before any mutant has survived into it (`prefetch_unit`),
+    /// so the survivors find it ready; off, a column is prepared once a survivor needs it
+    /// (`kmut bench run --baseline prefetch` measures the difference).
+    pub prefetch: bool,
 }
 
 /// Progress as the engine sees it; the CLI draws it.
@@ -159,6 +167,10 @@ pub struct RunSummary {
     /// Columns on which the original failed the run's bound for its substrate
     /// (`SubstratePlan::original_bound`), skipped for every mutant.
     pub false_kill_columns: usize,
+    /// Columns prepared ahead of their first-kill wave (`EngineConfig::prefetch`), and of those
+    /// the ones a mutant was then evaluated on: the rest were prepared for nothing.
+    pub prefetched: usize,
+    pub prefetch_used: usize,
     pub backend: String,
     /// Where the worker slots' time went, summed over the slots (the run's elapsed time times
     /// the slots, up to the scheduler loop's own few milliseconds).
@@ -326,6 +338,9 @@ pub struct Engine<'a> {
     /// Set by `dispatch` when an idle worker found nothing it could take (the run loop may then
     /// start the next round early); cleared at each step.
     starved: bool,
+    /// Whether rounds of the order are still to be taken (and may be, before the deadline): a
+    /// worker with nothing to do then starts the next round rather than prefetch a column.
+    more_rounds: bool,
     /// Device -> the slots that wait to have it to themselves, each with the unit it retries
     /// there, in turn: the first has it now.
     reserved: HashMap<u32, VecDeque<(usize, UnitKey)>>,
@@ -345,6 +360,8 @@ pub struct Engine<'a> {
     /// Columns a worker failed to join for the machine's reasons while another held them: no
     /// worker joins them again while they are held (`prep_environment_failed`).
     crowded: HashSet<UnitKey>,
+    /// Columns prepared ahead of their wave (`prefetch_unit`) on which nothing was evaluated yet.
+    prefetched: HashSet<UnitKey>,
     /// Makes each round's images when it starts; `None`: the plan made them all.
     images: Option<&'a mut dyn RoundImages>,
 }
@@ -392,6 +409,7 @@ impl<'a> Engine<'a> {
             order: Vec::new(),
             ledger: Ledger::default(),
             starved: false,
+            more_rounds: false,
             reserved: HashMap::new(),
             env_failed_evals: HashMap::new(),
             env_failed_preps: HashMap::new(),
@@ -399,6 +417,7 @@ impl<'a> Engine<'a> {
             invalid: HashSet::new(),
             unpreparable: HashSet::new(),
             crowded: HashSet::new(),
+            prefetched: HashSet::new(),
             images: None,
         }
     }
@@ -440,6 +459,7 @@ impl<'a> Engine<'a> {
             // deadline no round starts, and the taken ones run to their end: every mutant taken
             // is fully evaluated.
             let past_deadline = self.config.deadline.is_some_and(|d| Instant::now() >= d);
+            self.more_rounds = taken < order.len() && !past_deadline;
             if taken < order.len() && !past_deadline && (self.units.values().all(|u| u.pending.is_empty()) || self.starved_round(&order[..taken])) {
                 let settled = order[..taken].iter().filter(|&&(s, c)| self.decided(s, c)).count();
                 let size = self.next_round_size(settled, order.len() - taken);

@@ -216,6 +216,15 @@ impl Engine<'_> {
                         next = self.next_unit(i);
                     }
                 }
+                // Nothing to evaluate anywhere: prepare a column a running wave will feed.
+                if next.is_none() {
+                    if let Some(k) = self.prefetch_unit(i) {
+                        self.prefetched.insert(k);
+                        self.summary.prefetched += 1;
+                        self.prepare(i, k);
+                        return;
+                    }
+                }
                 let Some(k) = next else {
                     self.slots[i].idle_why = if self.pick_unit(i, false).is_some() { IdleReason::Memory } else { IdleReason::NoWork };
                     self.starved = true;
@@ -228,6 +237,9 @@ impl Engine<'_> {
         if self.slots[i].prepared != Some(key) {
             self.prepare(i, key);
             return;
+        }
+        if self.prefetched.remove(&key) {
+            self.summary.prefetch_used += 1;
         }
         let unit = self.units.get_mut(&key).expect("unit exists");
         let cand = unit.pending.pop_front().expect("pending work");
@@ -289,6 +301,37 @@ impl Engine<'_> {
             .filter(|(k, _)| !memory || self.ledger.fits(device, self.need(**k), self.config.workers_per_device, others))
             .max_by(|(a, ua), (b, ub)| score(a, ua).cmp(&score(b, ub)).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col)))
             .map(|(k, _)| *k)
+    }
+
+    /// The column slot `i` should prepare ahead of its first-kill wave, if any (`prefetch`): per
+    /// substrate with a wave open before its search columns, the nearest later column that has
+    /// no queue yet, that no worker holds or prepares, that some mutant of the round may still
+    /// reach, whose footprint is known and fits beside the other workers' columns. Nearly every
+    /// substrate has a mutant that survives every trial, so such a column is rarely prepared for
+    /// nothing, and the preparation (7 s a column for VGG19) is off the chain's critical path.
+    /// One column ahead per substrate; the substrate with the longest measured preparation
+    /// first. Only preparation moves earlier: a mutant still joins the column only once it
+    /// survived every column before it, so the cells are first kill's.
+    pub(super) fn prefetch_unit(&self, i: usize) -> Option<UnitKey> {
+        // Real work first: while rounds are left, an idle worker starts the next one instead.
+        if !self.config.first_kill || !self.config.prefetch || self.more_rounds {
+            return None;
+        }
+        let device = self.slots[i].device;
+        let others = self.held_by_others(i);
+        let taken = |k: UnitKey| self.slots.iter().any(|s| s.prepared == Some(k) || matches!(s.state, SlotState::Preparing { unit, .. } if unit == k));
+        let slowest = |sub: usize| self.prep_s.iter().filter(|(k, _)| k.sub == sub).map(|(_, &s)| s).fold(0.0, f64::max);
+        self.open_waves()
+            .into_iter()
+            .filter_map(|(sub, low)| {
+                let col =
+                    (low + 1..self.search_from(sub)).find(|&c| !self.units.contains_key(&UnitKey { sub, col: c }) && !self.skipped(UnitKey { sub, col: c }))?;
+                let k = UnitKey { sub, col };
+                let reachable = self.round_members[sub].iter().any(|&c| self.needs(sub, c, col));
+                let known = self.need_of(k, false) != Need::Unknown;
+                (reachable && known && !taken(k) && self.ledger.fits(device, self.need(k), self.config.workers_per_device, others)).then_some(k)
+            })
+            .max_by(|a, b| slowest(a.sub).total_cmp(&slowest(b.sub)).then(b.sub.cmp(&a.sub)))
     }
 
     /// Workers holding `unit` that are not stuck in one evaluation for longer than the unit's

@@ -179,18 +179,24 @@ impl Engine<'_> {
         if !self.config.first_kill || !self.config.advance_waves {
             return false;
         }
-        let mut lowest: HashMap<usize, usize> = HashMap::new();
-        for k in self.units.keys().filter(|k| self.failed[k.sub].is_none() && k.col < self.search_from(k.sub)) {
-            let low = lowest.entry(k.sub).or_insert(k.col);
-            *low = (*low).min(k.col);
-        }
         let mut added = false;
-        for (sub, low) in lowest {
+        for (sub, low) in self.open_waves() {
             for col in low + 1..self.plans[sub].columns.len() {
                 added |= self.open_unit(sub, col);
             }
         }
         added
+    }
+
+    /// Per substrate whose first-kill wave is open (a queue on a column before its search
+    /// columns, the substrate not failed), the lowest such column.
+    pub(super) fn open_waves(&self) -> HashMap<usize, usize> {
+        let mut lowest: HashMap<usize, usize> = HashMap::new();
+        for k in self.units.keys().filter(|k| self.failed[k.sub].is_none() && k.col < self.search_from(k.sub)) {
+            let low = lowest.entry(k.sub).or_insert(k.col);
+            *low = (*low).min(k.col);
+        }
+        lowest
     }
 
     /// Whether a column of `key`'s substrate before it is still open in first-kill mode: then
@@ -201,7 +207,7 @@ impl Engine<'_> {
 
     /// Where `sub`'s columns stop being first-kill waves (the plan's `search_from`: past its
     /// last column outside a witness search).
-    fn search_from(&self, sub: usize) -> usize {
+    pub(super) fn search_from(&self, sub: usize) -> usize {
         let plan = &self.plans[sub];
         plan.search_from.min(plan.columns.len())
     }
@@ -220,7 +226,7 @@ impl Engine<'_> {
 
     /// Whether nothing runs on `key` in this run: refused by the validity gate or the run's bound
     /// (`invalid`, counted as passed), or not preparable on this machine (`unpreparable`).
-    fn skipped(&self, key: UnitKey) -> bool {
+    pub(super) fn skipped(&self, key: UnitKey) -> bool {
         self.invalid.contains(&key) || self.unpreparable.contains(&key)
     }
 
