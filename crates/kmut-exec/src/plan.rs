@@ -183,4 +183,25 @@ mod tests {
         assert_eq!(stratified_order(&refs, 1), stratified_order(&refs, 1));
         assert_ne!(stratified_order(&refs, 1), stratified_order(&refs, 2));
     }
+
+    #[test]
+    fn the_order_of_some_substrates_is_their_part_of_the_whole_order() {
+        // A witness search over some substrates (`WIT_SUBSTRATES` in the campaign script) extends
+        // the whole search's sample only if their order is the whole order restricted to them.
+        let owned = items(&[
+            ("a", Family::Arithmetic, 37),
+            ("a", Family::Boundary, 11),
+            ("b", Family::Indexing, 23),
+            ("b", Family::Arithmetic, 5),
+            ("c", Family::Semantic, 17),
+            ("c", Family::Boundary, 29),
+        ]);
+        let refs: Vec<(&str, Family, &str)> = owned.iter().map(|(s, f, i)| (*s, *f, i.as_str())).collect();
+        for keep in [&["a", "c"][..], &["b"][..], &["b", "c"][..]] {
+            let whole: Vec<&str> = stratified_order(&refs, 3).into_iter().map(|i| refs[i]).filter(|r| keep.contains(&r.0)).map(|r| r.2).collect();
+            let part_refs: Vec<(&str, Family, &str)> = refs.iter().copied().filter(|r| keep.contains(&r.0)).collect();
+            let part: Vec<&str> = stratified_order(&part_refs, 3).into_iter().map(|i| part_refs[i].2).collect();
+            assert_eq!(part, whole, "substrates {keep:?}");
+        }
+    }
 }
