@@ -754,6 +754,28 @@ fn preparations(sent: &Path, substrate: &str) -> usize {
         .count()
 }
 
+/// Each mutant of `substrate` ran exactly first kill's columns (seeds 1, 2, 3) by its id's
+/// prefix: `kill` the first, `late` the first two, any other all three.
+fn assert_first_kill_cells(store: &Store, substrate: &str, ids: &[&str], case: &str) {
+    let cells = cells(store, substrate);
+    for id in ids {
+        let seeds: Vec<u64> = cells.iter().filter(|c| c.0 == *id).map(|c| c.2).collect();
+        let want: Vec<u64> = match &id[..4] {
+            "kill" => vec![1],
+            "late" => vec![1, 2],
+            _ => vec![1, 2, 3],
+        };
+        assert_eq!(seeds, want, "{id}: first kill's cells, each once ({case})");
+    }
+}
+
+/// How many evaluations were sent before the first preparation of a column with seed `seed`.
+fn evals_before_column(sent: &Path, seed: u64) -> usize {
+    let lines: Vec<String> = std::fs::read_to_string(sent).unwrap().lines().map(str::to_owned).collect();
+    let at = lines.iter().position(|l| l.contains("\"op\":\"column\"") && l.contains(&format!("\"seed\":{seed}"))).expect("the column was prepared");
+    lines[..at].iter().filter(|l| l.contains("\"op\":\"eval\"")).count()
+}
+
 #[test]
 fn a_worker_joins_a_column_others_hold_only_when_its_preparation_pays() {
     // Three columns of eight mutants, two workers. Each takes a column; the first done takes the
@@ -800,19 +822,8 @@ fn an_idle_worker_carries_a_wave_s_survivors_to_the_next_column_with_first_kill_
         cfg.worker_command.extend(["--delay".into(), "0.15".into(), "--log".into(), sent.display().to_string()]);
         let s = run(&mut store, &plans, cfg, 0);
         assert_eq!((s.decided, s.killed), (ids.len(), 3), "{s:?}");
-        let cells = cells(&store, "costlyprep_x");
-        for id in ids {
-            let seeds: Vec<u64> = cells.iter().filter(|c| c.0 == id).map(|c| c.2).collect();
-            let want: Vec<u64> = match &id[..4] {
-                "kill" => vec![1],
-                "late" => vec![1, 2],
-                _ => vec![1, 2, 3],
-            };
-            assert_eq!(seeds, want, "{id}: first kill's cells, each once (advance {advance})");
-        }
-        let lines: Vec<String> = std::fs::read_to_string(&sent).unwrap().lines().map(str::to_owned).collect();
-        let second = lines.iter().position(|l| l.contains("\"op\":\"column\"") && l.contains("\"seed\":2")).expect("column 2 prepared");
-        let evals_before = lines[..second].iter().filter(|l| l.contains("\"op\":\"eval\"")).count();
+        assert_first_kill_cells(&store, "costlyprep_x", &ids, &format!("advance {advance}"));
+        let evals_before = evals_before_column(&sent, 2);
         if advance {
             assert!(evals_before < ids.len(), "column 2 was prepared after {evals_before} evaluations: it waited for the whole first wave");
         } else {
@@ -841,19 +852,8 @@ fn an_idle_worker_prepares_the_next_column_before_any_mutant_survived_into_it() 
         cfg.worker_command.extend(["--delay".into(), "0.15".into(), "--log".into(), sent.display().to_string()]);
         let s = run(&mut store, &plans, cfg, 0);
         assert_eq!((s.decided, s.killed), (ids.len(), 4), "{s:?}");
-        let cells = cells(&store, "costlyprep_x");
-        for id in ids {
-            let seeds: Vec<u64> = cells.iter().filter(|c| c.0 == id).map(|c| c.2).collect();
-            let want: Vec<u64> = match &id[..4] {
-                "kill" => vec![1],
-                "late" => vec![1, 2],
-                _ => vec![1, 2, 3],
-            };
-            assert_eq!(seeds, want, "{id}: first kill's cells, each once (prefetch {prefetch})");
-        }
-        let lines: Vec<String> = std::fs::read_to_string(&sent).unwrap().lines().map(str::to_owned).collect();
-        let second = lines.iter().position(|l| l.contains("\"op\":\"column\"") && l.contains("\"seed\":2")).expect("column 2 prepared");
-        let evals_before = lines[..second].iter().filter(|l| l.contains("\"op\":\"eval\"")).count();
+        assert_first_kill_cells(&store, "costlyprep_x", &ids, &format!("prefetch {prefetch}"));
+        let evals_before = evals_before_column(&sent, 2);
         if prefetch {
             assert!(evals_before < 3, "column 2 was prepared after {evals_before} evaluations: it waited for a survivor");
             assert!(s.prefetched >= 1 && s.prefetch_used >= 1, "{s:?}");
