@@ -241,10 +241,19 @@ impl IdleTime {
 
     /// `no work 30%, memory 8%, ...` of `total`, largest first, the zero parts left out.
     fn shares(&self, total: f64) -> String {
-        let mut parts = [("no work", self.no_work), ("memory", self.memory), ("drain", self.drain), ("chain", self.chain)];
-        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
-        parts.iter().filter(|(_, d)| !d.is_zero()).map(|(name, d)| format!("{name} {:.0}%", 100.0 * d.as_secs_f64() / total)).collect::<Vec<_>>().join(", ")
+        percentages([("no work", self.no_work), ("memory", self.memory), ("drain", self.drain), ("chain", self.chain)], total, |_| String::new())
     }
+}
+
+/// `name p%` for each nonzero part of `total` seconds, largest first, each followed by `after(name)`.
+fn percentages<const N: usize>(mut parts: [(&str, Duration); N], total: f64, after: impl Fn(&str) -> String) -> String {
+    parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+    parts
+        .iter()
+        .filter(|(_, d)| !d.is_zero())
+        .map(|(name, d)| format!("{name} {:.0}%{}", 100.0 * d.as_secs_f64() / total, after(name)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl SlotTime {
@@ -276,7 +285,7 @@ impl SlotTime {
         if total <= 0.0 {
             return String::new();
         }
-        let mut parts = [
+        let parts = [
             ("evaluating", self.evaluating),
             ("preparing", self.preparing),
             ("idle", self.idle),
@@ -284,12 +293,7 @@ impl SlotTime {
             ("dead", self.dead),
             ("releasing", self.releasing),
         ];
-        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
-        let share = |name: &str, d: &Duration| {
-            let why = if name == "idle" { format!(" ({})", self.idle_why.shares(total)) } else { String::new() };
-            format!("{name} {:.0}%{why}", 100.0 * d.as_secs_f64() / total)
-        };
-        parts.iter().filter(|(_, d)| !d.is_zero()).map(|(name, d)| share(name, d)).collect::<Vec<_>>().join(", ")
+        percentages(parts, total, |name| if name == "idle" { format!(" ({})", self.idle_why.shares(total)) } else { String::new() })
     }
 }
 
@@ -460,7 +464,7 @@ impl<'a> Engine<'a> {
             // is fully evaluated.
             let past_deadline = self.config.deadline.is_some_and(|d| Instant::now() >= d);
             self.more_rounds = taken < order.len() && !past_deadline;
-            if taken < order.len() && !past_deadline && (self.units.values().all(|u| u.pending.is_empty()) || self.starved_round(&order[..taken])) {
+            if self.more_rounds && (self.units.values().all(|u| u.pending.is_empty()) || self.starved_round(&order[..taken])) {
                 let settled = order[..taken].iter().filter(|&&(s, c)| self.decided(s, c)).count();
                 let size = self.next_round_size(settled, order.len() - taken);
                 result = self.start_round(&order[taken..taken + size]);

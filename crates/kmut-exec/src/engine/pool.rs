@@ -2,6 +2,7 @@
 //! at once, starting and replacing processes, handing out work and columns within the
 //! device's memory (`crate::memory`), and giving a device to one slot for a retry.
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -320,7 +321,13 @@ impl Engine<'_> {
         let device = self.slots[i].device;
         let others = self.held_by_others(i);
         let taken = |k: UnitKey| self.slots.iter().any(|s| s.prepared == Some(k) || matches!(s.state, SlotState::Preparing { unit, .. } if unit == k));
-        let slowest = |sub: usize| self.prep_s.iter().filter(|(k, _)| k.sub == sub).map(|(_, &s)| s).fold(0.0, f64::max);
+        // Each substrate's longest measured preparation, gathered once (a search measures many).
+        let mut slowest: HashMap<usize, f64> = HashMap::new();
+        for (k, &s) in &self.prep_s {
+            let m = slowest.entry(k.sub).or_insert(0.0);
+            *m = m.max(s);
+        }
+        let slowest = |sub: usize| slowest.get(&sub).copied().unwrap_or(0.0);
         self.open_waves()
             .into_iter()
             .filter_map(|(sub, low)| {
