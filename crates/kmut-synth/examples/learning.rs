@@ -20,7 +20,7 @@
 
 mod common;
 
-use kmut_synth::{detect, greedy, pad, Detection, Half, Prior, Problem};
+use kmut_synth::{fold, Detection, Half, Problem};
 use sha2::{Digest, Sha256};
 
 const BUDGETS: [usize; 4] = [1, 2, 3, 6];
@@ -43,24 +43,22 @@ fn thinned(p: &Problem, choose: Half, salt: u32, f: f64) -> Problem {
 }
 
 /// Pooled detection at each budget (overall, then per level 1 to 3), and the mutants chosen on,
-/// for one fraction over every fold.
+/// for one fraction over every fold. Each level is read by the crate's own fold
+/// (`kmut_synth::fold`); the prior is learned per level anyway, so the levels' folds are the
+/// whole fold's parts.
 fn curve(loaded: &[Problem], splits: u32, f: f64) -> (Vec<Vec<Detection>>, usize) {
-    let max = BUDGETS[BUDGETS.len() - 1];
     let mut pooled = vec![vec![Detection::default(); BUDGETS.len()]; 4];
     let mut chosen_on = 0;
     for salt in 0..splits {
         let split: Vec<Problem> = loaded.iter().map(|p| p.resplit(salt)).collect();
         for choose in [Half::Dev, Half::Test] {
             let problems: Vec<Problem> = split.iter().map(|p| thinned(p, choose, salt, f)).collect();
-            let prior = Prior::learn(&problems, Some(Half::Dev));
-            for p in &problems {
-                let (dev, test) = (p.mask(Some(Half::Dev)), p.mask(Some(Half::Test)));
-                chosen_on += dev.count();
-                let order = greedy(p, &dev, &[], max);
-                for (i, &b) in BUDGETS.iter().enumerate() {
-                    let d = detect(p, &pad(p, &dev, &[], &order[..b.min(order.len())], b, &prior), &test);
+            chosen_on += problems.iter().map(|p| p.mask(Some(Half::Dev)).count()).sum::<usize>();
+            for level in 1..=3u8 {
+                let at_level: Vec<Problem> = problems.iter().filter(|p| p.level.clamp(1, 3) == level).cloned().collect();
+                for (i, d) in fold(&at_level, Half::Dev, &BUDGETS, &|_: &Problem| Vec::new()).into_iter().enumerate() {
                     pooled[0][i] += d;
-                    pooled[usize::from(p.level.clamp(1, 3))][i] += d;
+                    pooled[usize::from(level)][i] += d;
                 }
             }
         }

@@ -73,12 +73,11 @@ impl fmt::Display for CrossValidated {
 /// both ways; `forced` gives a problem's inputs taken before the budget's (the protocol's with
 /// `--with-official`).
 pub fn cross_validate(problems: &[Problem], budgets: &[usize], splits: u32, forced: impl Fn(&Problem) -> Vec<usize>) -> Vec<CrossValidated> {
-    let max = budgets.iter().copied().max().unwrap_or(0);
     let mut out: Vec<CrossValidated> = budgets.iter().map(|&budget| CrossValidated { budget, pooled: Detection::default(), folds: Vec::new() }).collect();
     for salt in 0..splits {
         let split: Vec<Problem> = problems.iter().map(|p| p.resplit(salt)).collect();
         for choose in [Half::Dev, Half::Test] {
-            let folds = fold(&split, choose, budgets, max, &forced);
+            let folds = fold(&split, choose, budgets, &forced);
             for (cv, d) in out.iter_mut().zip(folds) {
                 cv.pooled += d;
                 cv.folds.push((d.total > 0).then(|| d.known as f64 / d.total as f64));
@@ -88,9 +87,11 @@ pub fn cross_validate(problems: &[Problem], budgets: &[usize], splits: u32, forc
     out
 }
 
-/// One fold: inputs chosen on the `choose` half of every problem, detection summed over the
-/// other half, at each budget.
-fn fold(problems: &[Problem], choose: Half, budgets: &[usize], max: usize, forced: &impl Fn(&Problem) -> Vec<usize>) -> Vec<Detection> {
+/// One fold: inputs chosen on the `choose` half of every problem (greedy, then `pad` with the
+/// prior learned on that half), detection summed over the other half, at each budget. The
+/// held-out column's reading, and each fold of `cross_validate`'s.
+pub fn fold(problems: &[Problem], choose: Half, budgets: &[usize], forced: &impl Fn(&Problem) -> Vec<usize>) -> Vec<Detection> {
+    let max = budgets.iter().copied().max().unwrap_or(0);
     let prior = Prior::learn(problems, Some(choose));
     let mut out = vec![Detection::default(); budgets.len()];
     for p in problems {

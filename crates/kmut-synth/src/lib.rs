@@ -32,7 +32,7 @@ use serde::Serialize;
 
 pub use bits::Bits;
 pub use cover::{detect, exact, greedy, pad, Detection, Exact};
-pub use crossval::{cross_validate, CrossValidated};
+pub use crossval::{cross_validate, fold, CrossValidated};
 pub use export::{protocol, ChosenInput, ExportedProtocol};
 pub use matrix::{load, Candidate, Counts, MatrixOptions, Problem, Skipped, Source};
 pub use plot::svg;
