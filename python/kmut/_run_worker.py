@@ -53,6 +53,7 @@ import time
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from . import generators, jsonlines
@@ -186,6 +187,26 @@ class Guarded:
         head = self.whole[: self.pad_bytes]
         tail = self.whole[self.pad_bytes + self.body_bytes :]
         return (head != pattern).any() | (tail != pattern).any()
+
+
+@dataclass
+class Tail:
+    """The steps after a mutant's last changed one (`Worker.tail_from`): `check` says, right
+    after step `last`, whether they may be replayed from `kept`; `replayed` counts those that
+    were."""
+
+    last: int
+    kept: list[Any]
+    check: Callable[[], bool]
+    replayed: int = 0
+
+
+def bits(t: Any, torch: Any) -> Any:
+    """A tensor's elements as integers of the same width, so that comparing two tensors
+    compares their bits (a float comparison takes +0 for -0 and no NaN for itself)."""
+    if not t.is_floating_point() and not t.is_complex():
+        return t
+    return t.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
 
 
 def canaries_intact(guards: list[Guarded], torch: Any) -> bool:
@@ -338,6 +359,10 @@ class Worker:
         # A mutant's pipeline starts at its first changed step, the steps before it replayed from
         # the original's outputs (`prefix_steps`); --no-skip-prefix or KMUT_PREFIX=run turns it off.
         self.skip_prefix = os.environ.get("KMUT_PREFIX") != "run"
+        # A mutant whose changed steps left every buffer as the original's run left it replays
+        # the steps after its last changed one (`tail_from`, `converged`); --no-skip-tail or
+        # KMUT_TAIL=run turns it off.
+        self.skip_tail = os.environ.get("KMUT_TAIL") != "run"
         self.writer: threading.Thread | None = None  # the scratch write in flight (save_scratch)
         # The column's phases while the original runs on it (`prepare`), split further there.
         self.phases: Phases | None = None
@@ -779,10 +804,13 @@ class Worker:
         steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch, self.canary_byte)
         capture = self.step_capture(steps, original=req["eval"] < 0)
         skip = self.prefix_steps(req, steps)
+        last = self.tail_from(req, steps)
+        zeros = set(K.zero_init)
+        tail = None if last is None else Tail(last, col["steps_original"], lambda: self.converged(steps, last, guards, zeros))
         mark("original_setup")
         if announce:
             emit("begin", eval=req["eval"])
-        kernel_ms = self.execute(steps, by_kernel, order, capture, col["steps_original"][:skip] if skip else None)
+        kernel_ms = self.execute(steps, by_kernel, order, capture, col["steps_original"][:skip] if skip else None, tail)
         if announce:
             # The kernels are done (execute synchronised): the watchdog stops here, before the
             # comparison and the checks, which take the same time for every mutant.
@@ -792,7 +820,8 @@ class Worker:
         if req["eval"] < 0:
             self.original_out = out  # the validity gate compares it with fp64
         run["kernel_ms"] = kernel_ms
-        run["skipped_steps"], run["steps_total"] = skip, (len(steps) if len(steps) > 1 else 0)
+        run["tail_steps"] = tail.replayed if tail is not None else 0
+        run["skipped_steps"], run["steps_total"] = skip + run["tail_steps"], (len(steps) if len(steps) > 1 else 0)
         run["canary"] = not canaries_intact(guards, torch)
         mark("original_compare")
         self.record_steps(req, capture, run)
@@ -807,10 +836,10 @@ class Worker:
 
     def step_capture(self, steps: list[Any], original: bool = False) -> Any:
         """The capture of one run's step outputs: for the per-step rows, and on the original's
-        run also for the prefix a mutant's run replays (`prefix_steps`)."""
+        run also for the prefix and the tail a mutant's run replays (`prefix_steps`, `tail_from`)."""
         from .steps import StepCapture
 
-        if len(steps) < 2 or not (self.rows_wanted() or (original and self.skip_prefix)):
+        if len(steps) < 2 or not (self.rows_wanted() or (original and (self.skip_prefix or self.skip_tail))):
             return None
         return StepCapture.of(steps)
 
@@ -872,6 +901,68 @@ class Worker:
                 return i
         return limit
 
+    def tail_from(self, req: dict[str, Any], steps: list[Any]) -> int | None:
+        """The last step a mutant's run changes, when the steps after it could be replayed from
+        the original's kept outputs (`execute` replays them only if `converged` holds there):
+        the last step that runs a kernel of the mutant's image or whose launch its host-side
+        change altered. None for the original's own run, without kept outputs on the device,
+        when off, for a `cdiv_floor` (it may change any launch), when nothing or the last step
+        changed, or when a later step's output is not the kept one's shape and dtype."""
+        col = self.column
+        kept = col.get("steps_original") if col else None
+        if req["eval"] < 0 or not self.skip_tail or kept is None or col.get("steps_keep") != "device" or len(kept) != len(steps):
+            return None
+        transform = req.get("transform")
+        step = transformed_step(transform)
+        if transform and step is None:
+            return None
+        scope = set(req.get("scope") or col["sub"]["names"]) if req.get("image") else set()
+        changed = [i for i, s in enumerate(steps) if s.kernel in scope] + ([step] if step is not None else [])
+        if not changed or max(changed) >= len(steps) - 1:
+            return None
+        last = max(changed)
+        if any(o.shape != s.output.shape or o.dtype != s.output.dtype for s, o in zip(steps[last + 1 :], kept[last + 1 :])):
+            return None
+        return last
+
+    def converged(self, steps: list[Any], last: int, guards: list[Guarded], zeros: set[int]) -> bool:
+        """Whether, right after step `last` (the mutant's last changed one), everything a later
+        step can read is bit for bit what the original's run held at that point: then every
+        later step, the original's own deterministic kernel (the gate proves it so), computes
+        exactly what it computed there, and its kept output can stand in for the launch.
+
+        Checked, in one transfer: the column (inputs, reference, weights, kept outputs: its
+        checksum); each output written so far (the last writer of each view) against that
+        writer's kept output, bit for bit (+0 and -0, or two NaNs, are not taken for each
+        other); each zero-initialised buffer (`K.zeros`) that no step has written yet, still
+        zero. A `torch.empty` buffer no step has written yet needs no check: the gate's NaN fill
+        proves no output depends on what it held. Anything else (a zero buffer no single
+        written view covers) answers no, and the run launches every later step, as without this."""
+        torch, col = self.torch, self.column
+        assert col is not None
+        kept = col["steps_original"]
+        writer: dict[tuple[Any, ...], int] = {}
+        written: dict[int, int] = {}  # storage address -> the bytes of its largest view written so far
+        for i in range(last + 1):
+            out = steps[i].output
+            if out.shape != kept[i].shape or out.dtype != kept[i].dtype:
+                return False
+            ptr = out.untyped_storage().data_ptr()
+            writer[(ptr, out.storage_offset(), tuple(out.shape), tuple(out.stride()), out.dtype)] = i
+            written[ptr] = max(written.get(ptr, 0), out.numel() * out.element_size())
+        flags = [bits(steps[i].output, torch).ne(bits(kept[i], torch)).any() for i in writer.values()]
+        for g in guards:
+            if g.old_ptr not in zeros:
+                continue
+            ptr = g.whole.untyped_storage().data_ptr()
+            if ptr not in written:
+                flags.append(g.whole[g.pad_bytes : g.pad_bytes + g.body_bytes].ne(0).any())
+            elif written[ptr] < g.body_bytes:
+                return False
+        if self.column_sum() != col["sum"]:
+            return False
+        return not flags or not bool(torch.stack(flags).any().item())
+
     def steps_layout(self) -> dict[str, Any]:
         """What the column event says of its pipeline's steps: each step's kernel and layer kind,
         the earlier steps it reads, and where the original's step outputs are kept."""
@@ -885,36 +976,49 @@ class Worker:
         return {"steps": {"kernels": col["steps_kernels"], "kinds": [kinds.get(k) for k in col["steps_kernels"]],
                           "reads": col["steps_reads"], "keep": col["steps_keep"]}}
 
-    def execute(self, steps: list[Any], by_kernel: dict[str, Any], order: int, capture: Any = None, prefix: list[Any] | None = None) -> float:
+    def execute(self, steps: list[Any], by_kernel: dict[str, Any], order: int, capture: Any = None,
+                prefix: list[Any] | None = None, tail: Tail | None = None) -> float:
         """Launch every step; the kernel time in ms (CUDA events on a GPU, the wall clock of
         the launches on the CPU, where they run on this thread). `capture` (kmut.steps) copies
         a step's output that a later step overwrites, right after its step. `prefix` holds the
         original's outputs of the first steps (`prefix_steps`): each is copied into its step's
-        buffer, in step order, instead of launching the step."""
+        buffer, in step order, instead of launching the step. `tail`: right after its last
+        changed step, if the run `converged` on the original's state, every later step's kept
+        output is copied in the same way (`tail.replayed` counts them)."""
         torch = self.torch
         prefix = prefix or []
+        replay = False
+
+        def run_step(i: int, s: Any, launch: Any) -> None:
+            nonlocal replay
+            if i < len(prefix):
+                s.output.copy_(prefix[i])  # on the current stream, ordered with the launches
+            elif replay:
+                s.output.copy_(tail.kept[i])  # type: ignore[union-attr]
+                tail.replayed += 1  # type: ignore[union-attr]
+            else:
+                launch(s)
+            if capture is not None:
+                capture.after(i)
+            if tail is not None and i == tail.last:
+                replay = tail.check()
+
         if self.cpu:
             start = time.perf_counter()
             for i, s in enumerate(steps):
-                if i < len(prefix):
-                    s.output.copy_(prefix[i])
-                else:
-                    by_kernel[s.kernel].run([s], torch, order)
-                if capture is not None:
-                    capture.after(i)
+                run_step(i, s, lambda s: by_kernel[s.kernel].run([s], torch, order))
             return (time.perf_counter() - start) * 1e3
         stream = torch.cuda.current_stream()
         begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+        def launch(s: Any) -> None:
+            launcher = by_kernel[s.kernel]
+            args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
+            launcher.module.launch(launcher.symbol(s.kernel), s.grid, s.block, args, stream.cuda_stream)
+
         begin.record()
         for i, s in enumerate(steps):
-            if i < len(prefix):
-                s.output.copy_(prefix[i])  # on the current stream, ordered with the launches
-            else:
-                launcher = by_kernel[s.kernel]
-                args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
-                launcher.module.launch(launcher.symbol(s.kernel), s.grid, s.block, args, stream.cuda_stream)
-            if capture is not None:
-                capture.after(i)
+            run_step(i, s, launch)
         end.record()
         self.column["sub"]["original"].module.synchronize(stream.cuda_stream)
         return begin.elapsed_time(end)
@@ -1020,6 +1124,8 @@ def add_throughput_options(parser: argparse.ArgumentParser) -> None:
                         help="fast: compare.py's float32 first pass (the same figures); fp64: every element in float64")
     parser.add_argument("--no-skip-prefix", action="store_true",
                         help="launch every step of a mutant's pipeline, also those before its first changed step")
+    parser.add_argument("--no-skip-tail", action="store_true",
+                        help="launch every step after a mutant's last changed one, also where its run left the original's state")
 
 
 def apply_throughput_options(args: argparse.Namespace) -> None:
@@ -1050,6 +1156,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     worker.capture_steps = not args.no_steps
     worker.skip_prefix = worker.skip_prefix and not args.no_skip_prefix
+    worker.skip_tail = worker.skip_tail and not args.no_skip_tail
     name = cpu_model() if worker.cpu else worker.torch.cuda.get_device_name(worker.device)
     emit("ready", pid=os.getpid(), device=str(worker.device), name=name, backend=f"{'cpu' if worker.cpu else 'cuda'}:{name}",
          memory_total=worker.memory_total)

@@ -51,7 +51,9 @@ gpu_check() {
 [ "${TRANSFORM_TEST:-1}" = 1 ] && gpu_check tests/python/test_generators_gpu.py KMUT_TRANSFORM cpu "GPU and CPU transforms of generated inputs"
 # 2026-12-06: a mutant's pipeline replays the steps before its first changed one; checked against
 # launching every step (the same store to the bit) before any run relies on it.
-[ "${PREFIX_TEST:-0}" = 1 ] && gpu_check tests/python/test_prefix.py KMUT_PREFIX run "pipelines with the replayed prefix and fully launched"
+# Seventh session of 2026-12-06: the same test covers the replayed tail; a failure turns both off.
+[ "${PREFIX_TEST:-0}" = 1 ] && gpu_check tests/python/test_prefix.py KMUT_PREFIX run "pipelines with the replayed prefix and tail and fully launched"
+[ "${KMUT_PREFIX:-}" = run ] && export KMUT_TAIL=run
 # Third session of 2026-12-06: the guard against generated columns too large for the machine
 # (`Worker.refuse_oversized`), checked on this device first; if it fails, the limit is lifted
 # (KMUT_MAX_INPUT_BYTES huge) so no column is refused by an unchecked path.

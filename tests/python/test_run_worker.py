@@ -16,6 +16,7 @@ from kmut._run_worker import (
     CANARY_ELEMENTS,
     CPU_CANARY_BYTE,
     FlooringCdiv,
+    Tail,
     Worker,
     apply_transform,
     canaries_intact,
@@ -416,6 +417,116 @@ def test_replayed_steps_are_copied_in_order_and_never_launched():
     assert ran == ["c"], "the two replayed steps are not launched"
     assert h.tolist() == [7.0] * 4, "step 1 rewrote step 0's buffer after it: its value is the one left"
     assert y.tolist() == [8.0] * 4, "the first launched step reads the replayed state"
+
+
+def test_a_mutant_may_replay_the_steps_after_its_last_changed_one():
+    """`tail_from`: the last step that runs a kernel of the mutant's image or whose launch its
+    host-side change altered, when steps follow it; never on the original's run, for a
+    `cdiv_floor`, without kept outputs on the device, when off, or when a later step's output
+    is not shaped as the kept one."""
+    x = torch.rand(8)
+    a, b, c, d = torch.empty(8), torch.empty(8), torch.empty(4), torch.empty(4)
+    seq = [Step("ka", (1, 1, 1), (8, 1, 1), [x, a], []), Step("kb", (1, 1, 1), (8, 1, 1), [a, b], []),
+           Step("kc", (1, 1, 1), (4, 1, 1), [b, c], []), Step("kb", (1, 1, 1), (4, 1, 1), [c, d], [])]
+    kept = [torch.rand(8), torch.rand(8), torch.rand(4), torch.rand(4)]
+    w = prefix_worker(kept, [launch_key(s) for s in seq], ["ka", "kb", "kc"])
+    w.skip_tail = True
+    mutant = {"eval": 3, "image": "m.cubin", "scope": ["ka"]}
+    assert w.tail_from(mutant, seq) == 0
+    assert w.tail_from({**mutant, "scope": ["kc"]}, seq) == 2
+    assert w.tail_from({**mutant, "scope": ["kb"]}, seq) is None, "kb runs the last step too: nothing after it"
+    assert w.tail_from({**mutant, "scope": ["ka", "kc"]}, seq) == 2, "the last of the changed steps"
+    assert w.tail_from({"eval": 3, "image": None}, seq) is None, "nothing changed: the prefix replays it all"
+    assert w.tail_from({"eval": -1, "image": None}, seq) is None, "the original's own run launches every step"
+    widen = {"transform": "grid_x", "step": 1, "delta": 1}
+    assert w.tail_from({"eval": 3, "image": None, "transform": widen}, apply_transform(seq, widen)) == 1
+    floor = {"eval": 3, "image": None, "transform": {"transform": "cdiv_floor", "call": 0}}
+    assert w.tail_from(floor, seq) is None, "a rounded-down cdiv may change any launch"
+    reshaped = [*seq[:3], Step("kb", (1, 1, 1), (4, 1, 1), [c, torch.empty(5)], [])]
+    assert w.tail_from(mutant, reshaped) is None
+    w.skip_tail = False
+    assert w.tail_from(mutant, seq) is None
+    host = prefix_worker(kept, [], ["ka", "kb", "kc"], keep="host")
+    host.skip_tail = True
+    assert host.tail_from(mutant, seq) is None
+
+
+class Adds:
+    """A step kernel writing its first input plus its other inputs plus `delta` into its output;
+    `stray` (a tensor) also gets a write no output holds; `negate_zero` writes -0.0 for 0.0."""
+
+    def __init__(self, delta, stray=None, negate_zero=False):
+        self.delta, self.stray, self.negate_zero, self.launched = delta, stray, negate_zero, 0
+
+    def run(self, steps, torch_, order):
+        self.launched += 1
+        s = steps[0]
+        s.output.copy_(sum(s.tensors[1:-1], s.tensors[0]) + self.delta)
+        if self.negate_zero:
+            s.output.copy_(torch.where(s.output == 0, torch.tensor(-0.0), s.output))
+        if self.stray is not None:
+            self.stray.add_(1.0)
+
+
+def tail_case(mutant_b, zeros_dirty=False):
+    """A CPU worker on a 3-step column (a: x -> h, b: h -> g, c: g + z -> y, z a `K.zeros`
+    buffer), the original's outputs kept; runs the mutant whose step b is `mutant_b` (a
+    function of the column's input x) and returns (the output, the launches of c, the steps
+    replayed after b)."""
+
+    class NoWeights:
+        weight_sets: list = []
+
+    x = torch.arange(4.0) - 2.0
+    w = Worker.__new__(Worker)
+    w.cpu, w.torch, w.device, w.skip_prefix, w.skip_tail = True, torch, torch.device("cpu"), True, True
+    w.column = {"inputs": [x], "ref": x + 3, "sub": {"K": NoWeights(), "names": ["ka", "kb", "kc"]}}
+
+    def pipeline():
+        h, g, z, y = torch.empty(4), torch.empty(4), torch.zeros(4), torch.empty(4)
+        seq = [Step("ka", (1, 1, 1), (4, 1, 1), [x, h], []), Step("kb", (1, 1, 1), (4, 1, 1), [h, g], []),
+               Step("kc", (1, 1, 1), (4, 1, 1), [g, z, y], [])]
+        return (*guard_buffers(seq, y, {x.untyped_storage().data_ptr()}, torch), z.untyped_storage().data_ptr())
+
+    seq, _, _, _ = pipeline()
+    kept = []
+    original = {"ka": Adds(1.0), "kb": Adds(1.0), "kc": Adds(1.0)}
+    for s in seq:
+        original[s.kernel].run([s], torch, 0)
+        kept.append(s.output.clone())
+    w.column.update(steps_flat=None, steps_original=kept, steps_keep="device")
+    w.column["sum"] = w.column_sum()
+    seq, out, guards, zero_ptr = pipeline()
+    if zeros_dirty:
+        [z] = [g for g in guards if g.old_ptr == zero_ptr]
+        z.whole[z.pad_bytes : z.pad_bytes + z.body_bytes].view(torch.float32).fill_(1.0)
+    req = {"eval": 1, "image": "m.so", "scope": ["kb"]}
+    last = w.tail_from(req, seq)
+    tail = Tail(last, kept, lambda: w.converged(seq, last, guards, {zero_ptr}))
+    kc = Adds(1.0)
+    w.execute(seq, {"ka": Adds(1.0), "kb": mutant_b(x), "kc": kc}, 0, None, None, tail)
+    return [float(v) for v in out], kc.launched, tail.replayed
+
+
+def test_the_tail_is_replayed_only_where_the_changed_steps_left_the_original_s_state():
+    """`converged` right after the last changed step: the output written there equal to the
+    original's bit for bit, the column's checksum unchanged, and every zero buffer not yet
+    written still zero. Then the later steps' kept outputs stand in for their launches; in any
+    other case they are launched, and the run is what it was without the tail."""
+    want = [1.0, 2.0, 3.0, 4.0]  # y = (x + 2) + 0 + 1
+    assert tail_case(lambda x: Adds(1.0)) == (want, 0, 1), "b computed what the original's b did: c is replayed"
+    assert tail_case(lambda x: Adds(2.0)) == ([2.0, 3.0, 4.0, 5.0], 1, 0), "b's output differs: c runs on it"
+    assert tail_case(lambda x: Adds(1.0), zeros_dirty=True) == ([2.0, 3.0, 4.0, 5.0], 1, 0), "c's zero buffer was written into"
+
+
+def test_a_tail_is_not_replayed_over_a_sign_of_zero_or_a_damaged_column():
+    """Bits, not values: -0.0 equals 0.0 as a float, but a later step can tell them apart
+    (1/x); and a stray write into an input is seen by the column's checksum even where every
+    output written so far is the original's."""
+    out, launched, replayed = tail_case(lambda x: Adds(1.0, negate_zero=True))
+    assert (launched, replayed) == (1, 0), "g[0] is -0.0 where the original's is +0.0"
+    assert out == [1.0, 2.0, 3.0, 4.0]
+    assert tail_case(lambda x: Adds(1.0, stray=x))[1:] == (1, 0), "the column's input was written into"
 
 
 def test_a_stray_write_into_the_kept_step_outputs_is_caught_and_the_original_run_again():

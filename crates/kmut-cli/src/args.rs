@@ -827,13 +827,15 @@ pub struct BenchRunArgs {
     /// What the given configuration is compared with: `previous` (the settings before the
     /// throughput work: 2 workers per GPU, float64-only comparison, every pipeline step
     /// launched, each first-kill column waiting for its wave's end), `one-gpu` (the same settings
-    /// on the first GPU only), `no-prefix` (the same settings with every pipeline step launched:
-    /// the replayed prefix alone), `waves` (the same settings with each first-kill column
+    /// on the first GPU only), `no-prefix` (the same settings with the steps before each
+    /// mutant's first changed one launched: the replayed prefix alone), `no-tail` (the same
+    /// settings with the steps after its last changed one launched, also where its run had
+    /// left the original's state: the replayed tail alone), `waves` (the same settings with each first-kill column
     /// opened only when the wave before it ended: idle workers carrying survivors on, alone),
     /// `prefetch` (the same settings with no column prepared ahead of its first-kill wave) or `none` (the
     /// given configuration alone, for a sample too large to run twice in one sitting; compare
     /// with an earlier row of the same sample and seed).
-    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu", "no-prefix", "waves", "prefetch", "none"], value_name = "WHICH")]
+    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "none"], value_name = "WHICH")]
     pub baseline: String,
     /// Print the figures as JSON instead of a table.
     #[arg(long)]

@@ -132,9 +132,12 @@ pub struct EvalReport {
     /// A pipeline's per-step errors (`[[tau, rel_l2, frac_off], ...]`), as the worker sent them.
     pub steps: Option<Value>,
     /// A pipeline's steps in this run, and how many leading ones the worker replayed from the
-    /// original's kept outputs instead of launching (the steps before the first it changed).
+    /// original's kept outputs instead of launching (the steps before the first it changed,
+    /// and those after the last it changed where its run left the original's state), and of
+    /// those the ones after the last changed step.
     pub steps_total: u64,
     pub skipped_steps: u64,
+    pub tail_steps: u64,
 }
 
 impl Event {
@@ -186,6 +189,7 @@ impl Event {
                 steps: v.get("steps").cloned(),
                 steps_total: v.get("steps_total").and_then(Value::as_u64).unwrap_or(0),
                 skipped_steps: v.get("skipped_steps").and_then(Value::as_u64).unwrap_or(0),
+                tail_steps: v.get("tail_steps").and_then(Value::as_u64).unwrap_or(0),
             })),
             "released" => Event::Released,
             "error" => Event::Error {
@@ -256,6 +260,9 @@ mod tests {
         assert_eq!(r.orders, [(0, Some(1e-6)), (1, None)]);
         assert_eq!(r.detail.as_deref(), Some("(2,) vs ref (3,)"));
         assert!(!r.shape_ok && !r.fatal && !r.canary && r.environment.is_none());
+        assert_eq!((r.steps_total, r.skipped_steps, r.tail_steps), (0, 0, 0), "a worker that says nothing of steps replayed none");
+        let Event::Result(r) = Event::parse(r#"{"event":"result","eval":2,"steps_total":9,"skipped_steps":5,"tail_steps":3}"#) else { panic!("a result") };
+        assert_eq!((r.steps_total, r.skipped_steps, r.tail_steps), (9, 5, 3));
         assert_eq!(Event::parse("Traceback (most recent call last):"), Event::Noise("Traceback (most recent call last):".into()));
         assert_eq!(Event::parse(r#"{"event":"heartbeat"}"#), Event::Other);
         assert_eq!(Event::parse(r#"{"no":"event"}"#), Event::Noise(r#"{"no":"event"}"#.into()));

@@ -72,9 +72,13 @@ struct Figures {
     /// The column preparations the workers logged, by phase (`kmut_exec::PrepPhases`).
     preparation: kmut_exec::PrepPhases,
     /// Pipeline steps of the evaluations, and those replayed from the original's outputs
-    /// instead of launched (the steps before each mutant's first changed one).
+    /// instead of launched (the steps before each mutant's first changed one, and after its
+    /// last changed one where its run had left the original's state); of those, the steps
+    /// after the last changed one and the evaluations they were replayed in.
     pipeline_steps: u64,
     steps_replayed: u64,
+    tail_replayed: u64,
+    tails: u64,
     /// Columns prepared ahead of their first-kill wave, and those a mutant then ran on.
     prefetched: usize,
     prefetch_used: usize,
@@ -115,8 +119,11 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             // ten minutes), commits compare through the table rows of the same sample and seed.
             "none" => None,
             "one-gpu" => Some(Configuration { name: "one-gpu".into(), devices: machines.devices[..1].to_vec(), ..this.clone() }),
-            // One lever alone: every pipeline step launched, nothing else changed.
+            // One lever alone: the steps before a mutant's first changed one launched.
             "no-prefix" => Some(Configuration { name: "no-prefix".into(), worker_flags: vec!["--no-skip-prefix".into()], ..this.clone() }),
+            // One lever alone: the steps after a mutant's last changed one launched, also where
+            // its run left the original's state.
+            "no-tail" => Some(Configuration { name: "no-tail".into(), worker_flags: vec!["--no-skip-tail".into()], ..this.clone() }),
             // One lever alone: each first-kill column waits for the wave before it to end.
             "waves" => Some(Configuration { name: "waves".into(), advance_waves: false, ..this.clone() }),
             // One lever alone: no column prepared ahead of its first-kill wave.
@@ -126,7 +133,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             _ => Some(Configuration {
                 name: "previous".into(),
                 workers_per_device: if backend == Backend::Gpu { 2 } else { machines.workers },
-                worker_flags: vec!["--compare".into(), "fp64".into(), "--no-skip-prefix".into()],
+                worker_flags: vec!["--compare".into(), "fp64".into(), "--no-skip-prefix".into(), "--no-skip-tail".into()],
                 advance_waves: false,
                 prefetch: false,
                 ..this.clone()
@@ -301,6 +308,8 @@ fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_bus
         preparation: kmut_exec::PrepPhases::default(),
         pipeline_steps: s.pipeline_steps,
         steps_replayed: s.steps_replayed,
+        tail_replayed: s.tail_replayed,
+        tails: s.tails,
         prefetched: s.prefetched,
         prefetch_used: s.prefetch_used,
         crashes: s.crashes,
@@ -328,7 +337,11 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
             format!("{} ({} spares)", f.worker_replacements, f.spares_used),
             if f.worker_time.is_empty() { "-".to_owned() } else { f.worker_time.clone() },
             f.preparation.summary(),
-            if f.pipeline_steps == 0 { "-".to_owned() } else { format!("{} of {}", f.steps_replayed, f.pipeline_steps) },
+            if f.pipeline_steps == 0 {
+                "-".to_owned()
+            } else {
+                format!("{} of {} ({} after the last changed step, in {} evaluations)", f.steps_replayed, f.pipeline_steps, f.tail_replayed, f.tails)
+            },
             format!("{} ({} used)", f.prefetched, f.prefetch_used),
         ]
     };

@@ -366,10 +366,13 @@ pub(super) fn print_summary(s: &RunSummary) {
     );
     if s.pipeline_steps > 0 {
         eprintln!(
-            "run: {} of {} pipeline steps ({:.0}%) replayed from the original's outputs instead of launched: the steps before each mutant's first changed one",
+            "run: {} of {} pipeline steps ({:.0}%) replayed from the original's outputs instead of launched: the steps before each mutant's first changed one, \
+             and {} after the last changed one in {} evaluations whose changed steps left the original's state",
             s.steps_replayed,
             s.pipeline_steps,
-            100.0 * s.steps_replayed as f64 / s.pipeline_steps as f64
+            100.0 * s.steps_replayed as f64 / s.pipeline_steps as f64,
+            s.tail_replayed,
+            s.tails
         );
     }
     let shares = s.slot_time.shares();

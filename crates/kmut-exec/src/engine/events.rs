@@ -92,6 +92,8 @@ impl Engine<'_> {
                     let e = self.evaluation_from(unit, cand, &report);
                     self.summary.pipeline_steps += report.steps_total;
                     self.summary.steps_replayed += report.skipped_steps;
+                    self.summary.tail_replayed += report.tail_steps;
+                    self.summary.tails += u64::from(report.tail_steps > 0);
                     if let Some(steps) = &report.steps {
                         self.step_batch.extend(crate::steps::rows(&e, steps));
                     }

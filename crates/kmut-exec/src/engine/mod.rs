@@ -175,11 +175,15 @@ pub struct RunSummary {
     /// Where the worker slots' time went, summed over the slots (the run's elapsed time times
     /// the slots, up to the scheduler loop's own few milliseconds).
     pub slot_time: SlotTime,
-    /// Pipeline steps of the evaluations that returned a result, and of those the leading steps
-    /// before a mutant's first changed one, replayed from the original's kept outputs instead
-    /// of launched (`python/kmut/_run_worker.py`, `prefix_steps`).
+    /// Pipeline steps of the evaluations that returned a result, and of those the steps
+    /// replayed from the original's kept outputs instead of launched: the leading steps before
+    /// a mutant's first changed one (`python/kmut/_run_worker.py`, `prefix_steps`), and the
+    /// steps after its last changed one where its run had left the original's state
+    /// (`tail_from`, `converged`), counted again in `tail_replayed` over `tails` evaluations.
     pub pipeline_steps: u64,
     pub steps_replayed: u64,
+    pub tail_replayed: u64,
+    pub tails: u64,
 }
 
 /// Worker-slot time by what the slot was doing (issue 21: a GPU busy 39% of a witness call's
