@@ -292,6 +292,8 @@ fn missing_data_is_reported_never_read_as_detection() {
     assert!(s.warnings.iter().any(|w| w.contains("no witnessed mutant") && w.contains("L1p4_none")), "{:?}", s.warnings);
     assert!(s.warnings.iter().any(|w| w.contains("never run") && w.contains("--full-matrix")), "{:?}", s.warnings);
     assert!(s.warnings.iter().any(|w| w.contains("incomplete witness search")), "{:?}", s.warnings);
+    // v is left out, and the rates read high by its share: 1 of the 3 witnessed and undecided.
+    assert!(s.warnings.iter().any(|w| w.contains("reads high") && w.contains("33.3%") && w.contains("66.7% of what it reads")), "{:?}", s.warnings);
     // A named substrate the store lacks is reported, not dropped.
     let s = synthesize(&f.store, &["L9p9_absent".into()], &options(&[1])).unwrap();
     assert_eq!(s.skipped[0].substrate, "L9p9_absent");
