@@ -107,43 +107,50 @@ def _chunk_fp64(r: Any, o: Any, torch: Any) -> tuple[float, float, float, bool, 
 def _chunk_fast(r: Any, o: Any, torch: Any) -> tuple[float, float, float, bool, bool]:
     """`_chunk_fp64`'s figures, bit for bit, from a float32 pass and float64 on the few
     elements that can hold a maximum. Only for float32/float16/bfloat16 inputs, which float32
-    holds exactly (so equality and finiteness are decided exactly in float32)."""
+    holds exactly (so equality and finiteness are decided exactly in float32).
+
+    Three transfers from the device whatever the chunk holds: the flags with each measure's
+    largest finite value, the indices of the candidates, and the three figures. Ten workers
+    share a GPU by turns, so each synchronisation waits for the others' turns too."""
     r32, o32 = r.float(), o.float()
     fin_r, fin_o = torch.isfinite(r32), torch.isfinite(o32)
     same = r32 == o32
-    nonfinite = bool((~fin_o & fin_r).any())
-    # The float64 difference is non-finite exactly where the values differ and one is not finite.
-    broken = bool((~same & ~(fin_r & fin_o)).any())
     # Elements whose float64 difference is finite and non-zero: the only ones that can raise a
     # maximum above 0 (equal elements contribute 0 to every figure).
     live = ~same & fin_r & fin_o
-    if not bool(live.any()):
-        return 0.0, 0.0, 0.0, nonfinite, broken
     d32 = (r32 - o32).abs()  # may overflow to inf where float64 does not
-    q_abs = torch.where(live, d32, torch.zeros_like(d32))
-    q_tau = torch.where(live, d32 / (1.0 + o32.abs()), torch.zeros_like(d32))
+    zero = torch.zeros_like(d32)
+    q_abs = torch.where(live, d32, zero)
+    q_tau = torch.where(live, d32 / (1.0 + o32.abs()), zero)
     # Relative error is finite in float64 exactly where the reference is non-zero.
     rel_live = live & (r32 != 0)
-    q_rel = torch.where(rel_live, d32 / r32.abs(), torch.zeros_like(d32))
-    pick = _near_max(q_abs, live, torch) | _near_max(q_tau, live, torch) | _near_max(q_rel, rel_live, torch)
-    r64, o64 = r[pick].double(), o[pick].double()
+    q_rel = torch.where(rel_live, d32 / r32.abs(), zero)
+    # Each measure is >= 0, 0 off its mask and never NaN on it, so its largest finite value is
+    # the largest after setting its infinities to 0: no boolean indexing (a scan of every
+    # element on a GPU, and a synchronisation).
+    tops = [torch.where(torch.isinf(q), zero, q).max() for q in (q_abs, q_tau, q_rel)]
+    flags = [(~fin_o & fin_r).any(), (~same & ~(fin_r & fin_o)).any(), live.any()]
+    nonfinite, broken, any_live, top_abs, top_tau, top_rel = torch.stack([t.double() for t in flags + tops]).tolist()
+    # The float64 difference is non-finite exactly where the values differ and one is not finite.
+    nonfinite, broken = bool(nonfinite), bool(broken)
+    if not any_live:
+        return 0.0, 0.0, 0.0, nonfinite, broken
+    pick = _near_max(q_abs, live, top_abs, torch) | _near_max(q_tau, live, top_tau, torch) | _near_max(q_rel, rel_live, top_rel, torch)
+    at = pick.nonzero().squeeze(1)
+    r64, o64 = r[at].double(), o[at].double()
     d = (r64 - o64).abs()
-    tau = (d / (1.0 + o64.abs())).max().item()
-    max_abs = d.max().item()
     rel = d / r64.abs()
-    rel = rel[torch.isfinite(rel)]
-    max_rel = rel.max().item() if rel.numel() else 0.0
+    # d > 0 on every pick (live elements differ, and a float32 difference is exact in float64),
+    # so rel is finite or +inf: its largest finite value, or 0.0 when there is none.
+    tau, max_abs, max_rel = torch.stack([(d / (1.0 + o64.abs())).max(), d.max(), torch.where(torch.isfinite(rel), rel, torch.zeros_like(rel)).max()]).tolist()
     return tau, max_abs, max_rel, nonfinite, broken
 
 
-def _near_max(q: Any, live: Any, torch: Any) -> Any:
+def _near_max(q: Any, live: Any, top: float, torch: Any) -> Any:
     """The elements of `live` whose float32 measure `q` may be the float64 maximum: those that
-    overflowed, and those within the first pass's error bound of the largest finite one."""
+    overflowed, and those within the first pass's error bound of `top`, the largest finite one."""
     inf = torch.isinf(q) & live
     finite = live & ~inf
-    # q >= 0 everywhere (0 off `live`), so the largest finite measure needs no boolean indexing
-    # (a scan of every element on a GPU and the slowest operation here on a CPU).
-    top = torch.where(finite, q, torch.zeros_like(q)).max().item()
     return inf | (finite & (q >= top * (1.0 - _SLACK) - _TINY))
 
 
