@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from .conftest import ROOT, kmut_command
 
 ACCEPTED = ROOT / "substrates" / "accepted"
@@ -24,7 +26,7 @@ def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
     assert (doc["backend"], doc["sample"], doc["seed"]) == ("cpu", 6, 1)
     configs = doc["configurations"]
     assert [c["configuration"]["name"] for c in configs] == ["previous", "this"]
-    assert configs[0]["configuration"]["worker_flags"] == ["--compare", "fp64", "--no-skip-prefix"]
+    assert configs[0]["configuration"]["worker_flags"] == ["--compare", "fp64", "--no-skip-prefix", "--no-skip-tail"]
     assert configs[1]["configuration"]["worker_flags"] == []
     for c in configs:
         assert c["mutants"] == 6 and 0 < c["settled"] <= 6, c
@@ -89,16 +91,22 @@ def test_an_interrupted_bench_run_still_prints_the_figures_of_what_ran(tmp_path)
     assert "evaluations/s" in out
 
 
-def test_bench_run_no_prefix_measures_the_replayed_prefix_alone(tmp_path):
-    """`--baseline no-prefix`: the same configuration with every pipeline step launched, so the
-    one difference between the columns is the replayed prefix, which its row counts."""
+@pytest.mark.parametrize("baseline, flag", [("no-prefix", "--no-skip-prefix"), ("no-tail", "--no-skip-tail")])
+def test_bench_run_no_prefix_or_no_tail_measures_one_replay_alone(tmp_path, baseline, flag):
+    """`--baseline no-prefix` (`no-tail`): the same configuration with the steps before each
+    mutant's first changed one (after its last changed one) launched, so the one difference
+    between the columns is that replay, which its row counts."""
     env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path))
     args = ["bench", "run", str(ROOT / "tests" / "fixtures" / "L3p1_depth_demo.py"), "--backend", "cpu", "--sample", "8", "--seed", "1",
-            "--cpu-workers", "2", "--baseline", "no-prefix", "--json"]
+            "--cpu-workers", "2", "--baseline", baseline, "--json"]
     out = subprocess.run([*kmut_command(), *args], capture_output=True, text=True, timeout=900, env=env, check=False)
     assert out.returncode == 0, out.stderr[-3000:]
     base, this = json.loads(out.stdout)["configurations"]
-    assert base["configuration"] == {**this["configuration"], "name": "no-prefix", "worker_flags": ["--no-skip-prefix"]}
-    assert base["steps_replayed"] == 0 and base["pipeline_steps"] > 0
-    assert 0 < this["steps_replayed"] < this["pipeline_steps"]
+    assert base["configuration"] == {**this["configuration"], "name": baseline, "worker_flags": [flag]}
+    assert base["pipeline_steps"] > 0 and 0 < this["steps_replayed"] < this["pipeline_steps"]
+    assert this["tails"] <= this["tail_replayed"] <= this["steps_replayed"]
+    if baseline == "no-prefix":
+        assert base["steps_replayed"] == base["tail_replayed"], "only tails are replayed without the prefix"
+    else:
+        assert base["tail_replayed"] == base["tails"] == 0 and base["steps_replayed"] > 0, "only prefixes without the tail"
     assert base["settled"] == this["settled"] == 8
