@@ -91,6 +91,38 @@ def test_an_interrupted_bench_run_still_prints_the_figures_of_what_ran(tmp_path)
     assert "evaluations/s" in out
 
 
+def nvrtc_images(cache):
+    """Image files in a kmut cache folder, leaving out the CPU backend's libraries (`cpu/`)."""
+    return [f for f in cache.rglob("*") if f.is_file() and "cpu" not in f.relative_to(cache).parts]
+
+
+def test_bench_run_classes_from_a_store_compile_no_image_to_classify(tmp_path):
+    """`--classes-from STORE`: the mutants the sample is drawn from are classified from the
+    store's compile records, so the user's image cache gets nothing; the sample and its figures
+    are those of a bench that compiled them."""
+    paths = [str(ACCEPTED / f"{n}.py") for n in SUBSTRATES]
+    store = tmp_path / "compiled.sqlite"
+    env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(tmp_path / "first"), TMPDIR=str(tmp_path))
+    out = subprocess.run([*kmut_command(), "compile", *paths, "--store", str(store)], capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    runs = {}
+    for name, extra in (("with", ["--classes-from", str(store)]), ("without", [])):
+        cache = tmp_path / f"cache-{name}"
+        env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(cache), TMPDIR=str(tmp_path))
+        args = ["bench", "run", *paths, "--backend", "cpu", "--sample", "4", "--seed", "1", "--cpu-workers", "2",
+                "--baseline", "none", "--json", *extra]
+        out = subprocess.run([*kmut_command(), *args], capture_output=True, text=True, timeout=900, env=env, check=False)
+        assert out.returncode == 0, out.stderr[-3000:]
+        runs[name] = (json.loads(out.stdout)["configurations"][0], out.stderr, nvrtc_images(cache) if cache.exists() else [])
+    (with_, err, images), (without, _, images_without) = runs["with"], runs["without"]
+    assert "compile records from" in err, err[-2000:]
+    assert images == [] and len(images_without) > 0, "classifying compiled nothing into the user's cache"
+    assert with_["mutants"] == without["mutants"] == 4 and with_["images"] == without["images"] > 0
+    missing = subprocess.run([*kmut_command(), "bench", "run", *paths, "--backend", "cpu", "--classes-from", str(tmp_path / "none.sqlite")],
+                             capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert missing.returncode != 0 and "no such store" in missing.stderr, missing.stderr[-2000:]
+
+
 @pytest.mark.parametrize("baseline, flag", [("no-prefix", "--no-skip-prefix"), ("no-tail", "--no-skip-tail")])
 def test_bench_run_no_prefix_or_no_tail_measures_one_replay_alone(tmp_path, baseline, flag):
     """`--baseline no-prefix` (`no-tail`): the same configuration with the steps before each

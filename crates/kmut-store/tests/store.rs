@@ -113,6 +113,38 @@ fn a_new_generation_marks_the_mutants_gone_stale_and_only_prune_deletes_them() {
 }
 
 #[test]
+fn compile_records_copy_from_another_store_without_results_and_without_overwriting() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = dir.path().join("from.sqlite");
+    {
+        let mut store = Store::open(&from).unwrap();
+        let run = store.begin_run("test", "13.0", "-arch=sm_90").unwrap();
+        store.put_substrate(&desc(), "h").unwrap();
+        store.put_mutants("L1p1_x", &[mutant("a"), mutant("b")]).unwrap();
+        store.put_compilations(&[record(Some("a"), Some("i")), record(Some("b"), None), record(None, Some("o"))], run).unwrap();
+        store.put_classes("t", &[ClassRecord { mutant: "b".into(), class: Class::Stillborn, duplicate_of: None }]).unwrap();
+        store.put_evaluations(&[evaluation("a", "t", Some(0.5), vec![])], run).unwrap();
+    }
+    let mut store = Store::open(&dir.path().join("to.sqlite")).unwrap();
+    store.put_substrate(&desc(), "h").unwrap();
+    store.put_mutants("L1p1_x", &[mutant("a")]).unwrap();
+    let run = store.begin_run("mine", "13.0", "-arch=sm_90").unwrap();
+    store.put_compilations(&[record(Some("a"), Some("mine"))], run).unwrap();
+    assert_eq!(store.copy_compile_records_from(&from).unwrap(), 1, "b's; a's own record is kept");
+    let got = store.compilations("L1p1_x", "t").unwrap();
+    assert_eq!((got["a"].image_hash.as_deref(), got["b"].image_hash.as_deref()), (Some("mine"), None));
+    assert_eq!(store.original("L1p1_x", "t", "k").unwrap().unwrap().image_hash.as_deref(), Some("o"));
+    assert_eq!(store.classes("L1p1_x", "t").unwrap()["b"].class, Class::Stillborn);
+    assert_eq!(store.mutants("L1p1_x").unwrap(), vec![mutant("a"), mutant("b")]);
+    assert!(store.evaluations("L1p1_x", "t").unwrap().is_empty(), "no results come with the records");
+    assert_eq!(store.runs().unwrap(), [("mine".to_owned(), "running".to_owned())], "nor the other store's runs");
+    // A store from a newer kmut is refused, and nothing is copied from it.
+    rusqlite::Connection::open(&from).unwrap().pragma_update(None, "user_version", 99).unwrap();
+    let err = store.copy_compile_records_from(&from).err().unwrap().to_string();
+    assert!(err.contains("schema version 99, newer than this kmut's"), "{err}");
+}
+
+#[test]
 fn classes_of_other_mutants_survive_a_partial_classification() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();

@@ -104,7 +104,15 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
         let interrupt = interrupt_flag();
         // Classes come from the user's cache (warm or not); the images each configuration runs
         // are compiled again into its own cold cache.
-        let mut compiled = compile_substrates(&run.substrates, &run.select, &run.compile, Some(&dir.join("bench.sqlite")), env, &interrupt, "bench run")?;
+        let bench_store = dir.join("bench.sqlite");
+        if let Some(from) = &args.classes_from {
+            anyhow::ensure!(from.is_file(), "--classes-from `{}`: no such store", from.display());
+            let copied = kmut_store::Store::open(&bench_store)?
+                .copy_compile_records_from(from)
+                .with_context(|| format!("--classes-from `{}`: could not copy its compile records", from.display()))?;
+            eprintln!("bench run: {copied} compile records from `{}`: unchanged mutants are classified without an image", from.display());
+        }
+        let mut compiled = compile_substrates(&run.substrates, &run.select, &run.compile, Some(&bench_store), env, &interrupt, "bench run")?;
         anyhow::ensure!(!compiled.interrupted, "interrupted while compiling");
         let this = Configuration {
             name: "this".into(),
