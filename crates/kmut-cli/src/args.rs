@@ -843,8 +843,8 @@ pub struct BenchRunArgs {
     /// Start from the compile records of this store (a store of the same substrates, such as the
     /// one `kmut compile` or a campaign filled): every mutant whose source is unchanged is taken
     /// as compiled for classifying (stillborn, equivalent, duplicate, live), so the sample is
-    /// drawn without compiling every selected mutant into the user's image cache first (229 s
-    /// of a fresh device's 585 s call on 2026-12-06). The configurations still compile the
+    /// drawn without compiling the originals and every selected mutant into the user's image
+    /// cache first (229 s of a fresh device's 585 s call on 2026-12-06). The configurations still compile the
     /// images they run into cold caches of their own; no result of the store is read.
     #[arg(long, value_name = "STORE")]
     pub classes_from: Option<PathBuf>,
