@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -116,6 +117,7 @@ def test_bench_run_classes_from_a_store_compile_no_image_to_classify(tmp_path):
         runs[name] = (json.loads(out.stdout)["configurations"][0], out.stderr, nvrtc_images(cache) if cache.exists() else [])
     (with_, err, images), (without, _, images_without) = runs["with"], runs["without"]
     assert "compile records from" in err, err[-2000:]
+    assert re.search(r"classified in [\d.]+ s \(0 compiled now, 0 from the cache, [1-9]\d* from stored records\)", err), err[-2000:]
     assert images == [] and len(images_without) > 0, "classifying compiled nothing into the user's cache"
     assert with_["mutants"] == without["mutants"] == 4 and with_["images"] == without["images"] > 0
     missing = subprocess.run([*kmut_command(), "bench", "run", *paths, "--backend", "cpu", "--classes-from", str(tmp_path / "none.sqlite")],
