@@ -102,27 +102,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
     std::fs::create_dir_all(&dir).with_context(|| format!("could not create `{}`", dir.display()))?;
     let outcome = (|| -> anyhow::Result<Vec<Figures>> {
         let interrupt = interrupt_flag();
-        // Classes come from the user's cache (warm or not); the images each configuration runs
-        // are compiled again into its own cold cache.
-        let bench_store = dir.join("bench.sqlite");
-        if let Some(from) = &args.classes_from {
-            anyhow::ensure!(from.is_file(), "--classes-from `{}`: no such store", from.display());
-            let copied = kmut_store::Store::open(&bench_store)?
-                .copy_compile_records_from(from)
-                .with_context(|| format!("--classes-from `{}`: could not copy its compile records", from.display()))?;
-            eprintln!("bench run: {copied} compile records from `{}`: unchanged mutants are classified without an image", from.display());
-        }
-        let setup = Instant::now();
-        let mut compiled = compile_substrates(&run.substrates, &run.select, &run.compile, Some(&bench_store), env, &interrupt, "bench run")?;
-        anyhow::ensure!(!compiled.interrupted, "interrupted while compiling");
-        // Where a device call's setup goes (2026-12-06: 229 s of a 585 s call, unaccounted).
-        let (now, cached, resumed) = compiled.summaries.iter().fold((0, 0, 0), |(a, b, c), s| (a + s.compiled, b + s.cached, c + s.resumed));
-        eprintln!(
-            "bench run: {} substrates read and their {} selected mutants classified in {:.1} s ({now} compiled now, {cached} from the cache, {resumed} from stored records)",
-            compiled.substrates.len(),
-            now + cached + resumed,
-            setup.elapsed().as_secs_f64()
-        );
+        let mut compiled = classify(args, &dir.join("bench.sqlite"), env, &interrupt)?;
         let this = Configuration {
             name: "this".into(),
             devices: machines.devices.clone(),
@@ -208,6 +188,32 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
     }
     kept?;
     Ok(if interrupted { ExitStatus::Interrupted } else { ExitStatus::Success })
+}
+
+/// Read, mutate and classify the substrates into the benchmark's store at `store`, from
+/// `--classes-from`'s compile records where given and the user's image cache otherwise (warm or
+/// not); the images each configuration runs are compiled again into its own cold cache.
+fn classify(args: &BenchRunArgs, store: &Path, env: &Environment, interrupt: &std::sync::atomic::AtomicBool) -> anyhow::Result<Compiled> {
+    let run = &args.run;
+    if let Some(from) = &args.classes_from {
+        anyhow::ensure!(from.is_file(), "--classes-from `{}`: no such store", from.display());
+        let copied = kmut_store::Store::open(store)?
+            .copy_compile_records_from(from)
+            .with_context(|| format!("--classes-from `{}`: could not copy its compile records", from.display()))?;
+        eprintln!("bench run: {copied} compile records from `{}`: unchanged mutants are classified without an image", from.display());
+    }
+    let setup = Instant::now();
+    let compiled = compile_substrates(&run.substrates, &run.select, &run.compile, Some(store), env, interrupt, "bench run")?;
+    anyhow::ensure!(!compiled.interrupted, "interrupted while compiling");
+    // Where a device call's setup goes (2026-12-06: 229 s of a 585 s call, unaccounted).
+    let (now, cached, resumed) = compiled.summaries.iter().fold((0, 0, 0), |(a, b, c), s| (a + s.compiled, b + s.cached, c + s.resumed));
+    eprintln!(
+        "bench run: {} substrates read and their {} selected mutants classified in {:.1} s ({now} compiled now, {cached} from the cache, {resumed} from stored records)",
+        compiled.substrates.len(),
+        now + cached + resumed,
+        setup.elapsed().as_secs_f64()
+    );
+    Ok(compiled)
 }
 
 /// Copy the configurations' workers logs from the benchmark's folder `dir` into `to` (created
