@@ -31,7 +31,7 @@
 # the stratified order is itself stratified, so --sample 3000 --seed 1 extends the 1,500 already
 # searched (issue 15: the held-out rate climbs about 0.6 points per doubling of the mutants per problem).
 # Seventh session of 2026-12-06: the bench classifies its sample from the carried store's compile
-# records (`--classes-from`): on a fresh machine its setup spent 229 s compiling 1,431 scoped originals and 7,029 mutants first.
+# records (`--classes-from`): on a fresh machine its setup took 229 s, compiling 1,431 scoped originals and 7,029 mutants among it.
 # WIT_SUBSTRATES (default: every accepted one) limits the search to some substrates, e.g. the levels
 # 2 and 3 that hold most of the held-out misses; the stratified order restricted to them is their
 # part of the whole order, so WIT_SAMPLE then counts their mutants only (pass more than they hold

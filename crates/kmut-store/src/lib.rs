@@ -224,8 +224,8 @@ impl Store {
     /// has, with no run attached. A compile stage then takes a mutant whose source is unchanged
     /// as compiled (`kmut_compile::CompileStage`), so classifying needs no image: `kmut bench
     /// run --classes-from` spends none of a fresh device's time compiling the 1,431 scoped
-    /// originals (one at a time) and 7,029 mutants a sample is drawn from (229 s of a 585 s
-    /// call on 2026-12-06, the stage's other work included). The other store is opened
+    /// originals (one at a time) and 7,029 mutants a sample is drawn from (on 2026-12-06 the
+    /// bench's setup took 229 s of a 585 s call, with them in it). The other store is opened
     /// first, which migrates it as any command would. Returns the compilations copied.
     pub fn copy_compile_records_from(&mut self, other: &Path) -> Result<usize> {
         drop(Store::open(other)?);
