@@ -129,25 +129,34 @@ impl CompileStage<'_> {
         let mut summary = SubstrateSummary { substrate: desc.name.clone(), ..SubstrateSummary::default() };
         // A source tree-sitter cannot read is compiled whole (no cuts), never refused here.
         let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
-        // The whole original must compile: it is the image every launch starts from.
-        let mut originals: BTreeMap<String, String> = BTreeMap::new();
         let all = scopes.all();
-        originals.insert(Scopes::key(&all), self.original(store, run, desc, &scopes, &all)?);
+        // Every mutant's scope: the selected ones, and those an earlier, differently filtered
+        // run compiled (classified against their scope's original too).
+        let current = store.mutants(&desc.name)?;
+        let mut sources: BTreeMap<&str, (String, String)> = BTreeMap::new();
+        let mut wanted: Vec<Vec<String>> = vec![all.clone()];
+        for m in mutants.iter().chain(&current) {
+            if sources.contains_key(m.id.as_str()) {
+                continue;
+            }
+            if let Some((scope, source)) = scopes.mutant_source(&desc.cuda, m) {
+                let key = Scopes::key(&scope);
+                wanted.push(scope);
+                sources.insert(&m.id, (key, source));
+            }
+        }
+        // The whole original must compile: it is the image every launch starts from; each cut
+        // original is what its mutants are classified against.
+        let originals = self.originals(store, run, desc, &scopes, wanted)?;
         let existing = store.compilations(&desc.name, &self.target.key())?;
         let mut todo: Vec<(&Mutant, String, String)> = Vec::new();
-        let mut scope_of: BTreeMap<&str, String> = BTreeMap::new();
         for m in mutants {
-            let Some((scope, source)) = scopes.mutant_source(&desc.cuda, m) else {
+            let Some((key, source)) = sources.get(m.id.as_str()) else {
                 continue;
             };
-            let key = Scopes::key(&scope);
-            if !originals.contains_key(&key) {
-                originals.insert(key.clone(), self.original(store, run, desc, &scopes, &scope)?);
-            }
-            scope_of.insert(&m.id, key.clone());
             match existing.get(&m.id) {
-                Some(r) if r.source_hash == sha256_hex(source.as_bytes()) && r.scope == key => summary.resumed += 1,
-                _ => todo.push((m, key, source)),
+                Some(r) if r.source_hash == sha256_hex(source.as_bytes()) && r.scope == *key => summary.resumed += 1,
+                _ => todo.push((m, key.clone(), source.clone())),
             }
         }
         self.compile_pending(store, run, &desc.name, &todo, interrupt, reporter, &mut summary)?;
@@ -156,41 +165,70 @@ impl CompileStage<'_> {
             return Ok(summary);
         }
         let full = originals[&Scopes::key(&all)].clone();
-        let current = store.mutants(&desc.name)?;
-        for m in &current {
-            if scope_of.contains_key(m.id.as_str()) {
-                continue;
-            }
-            // A mutant compiled by an earlier, differently filtered run: its scope's original.
-            if let Some((scope, _)) = scopes.mutant_source(&desc.cuda, m) {
-                let key = Scopes::key(&scope);
-                if !originals.contains_key(&key) {
-                    originals.insert(key.clone(), self.original(store, run, desc, &scopes, &scope)?);
-                }
-                scope_of.insert(&m.id, key);
-            }
-        }
-        let original_of = |id: &str| scope_of.get(id).and_then(|k| originals.get(k)).cloned().unwrap_or_else(|| full.clone());
+        let original_of = |id: &str| sources.get(id).and_then(|(k, _)| originals.get(k)).cloned().unwrap_or_else(|| full.clone());
         let counted: std::collections::HashSet<&str> = mutants.iter().map(|m| m.id.as_str()).collect();
         self.classify_into(store, &desc.name, &original_of, &current, &counted, &mut summary)?;
         Ok(summary)
     }
 
-    /// The image hash of the substrate's original source cut to `scope`, compiled unless stored.
-    fn original(&self, store: &mut Store, run: i64, desc: &SubstrateDescription, scopes: &Scopes, scope: &[String]) -> Result<String, CompileError> {
-        let key = Scopes::key(scope);
-        let source = scopes.original_source(&desc.cuda, scope);
-        let hash = sha256_hex(source.as_bytes());
-        let record = match store.original(&desc.name, &self.target.key(), &key)? {
-            Some(r) if r.source_hash == hash => r,
-            _ => {
-                let r = self.compile_one(&desc.name, None, &key, &source)?;
-                store.put_compilations(std::slice::from_ref(&r), run)?;
-                r
+    /// The image hash of the substrate's original source cut to each of `wanted` (the first
+    /// being every kernel), by scope key: taken from the store where its source is unchanged,
+    /// the rest compiled side by side on the stage's threads (a substrate's cut originals were
+    /// compiled one at a time: 1,431 of them for the 147 accepted substrates) and stored. A
+    /// stillborn original is an error, the first wanted one named.
+    fn originals(
+        &self,
+        store: &mut Store,
+        run: i64,
+        desc: &SubstrateDescription,
+        scopes: &Scopes,
+        wanted: Vec<Vec<String>>,
+    ) -> Result<BTreeMap<String, String>, CompileError> {
+        let target = self.target.key();
+        let mut order: Vec<(String, Vec<String>)> = Vec::new();
+        let mut records: BTreeMap<String, CompileRecord> = BTreeMap::new();
+        let mut todo: Vec<(String, String)> = Vec::new();
+        for scope in wanted {
+            let key = Scopes::key(&scope);
+            if order.iter().any(|(k, _)| *k == key) {
+                continue;
             }
-        };
-        let scope_note = if scope.len() == scopes.all().len() { String::new() } else { format!(" (cut to kernels {key})") };
-        record.image_hash.ok_or_else(|| CompileError::OriginalStillborn(format!("{}{scope_note}", desc.name), record.log))
+            let source = scopes.original_source(&desc.cuda, &scope);
+            match store.original(&desc.name, &target, &key)? {
+                Some(r) if r.source_hash == sha256_hex(source.as_bytes()) => {
+                    records.insert(key.clone(), r);
+                }
+                _ => todo.push((key.clone(), source)),
+            }
+            order.push((key, scope));
+        }
+        let next = AtomicUsize::new(0);
+        let compiled: Vec<Result<CompileRecord, CompileError>> = std::thread::scope(|threads| {
+            let workers: Vec<_> = (0..self.threads.min(todo.len()))
+                .map(|_| {
+                    threads.spawn(|| {
+                        let mut mine = Vec::new();
+                        while let Some((key, source)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                            mine.push(self.compile_one(&desc.name, None, key, source));
+                        }
+                        mine
+                    })
+                })
+                .collect();
+            workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+        });
+        let compiled: Vec<CompileRecord> = compiled.into_iter().collect::<Result<_, _>>()?;
+        store.put_compilations(&compiled, run)?;
+        records.extend(compiled.into_iter().map(|r| (r.scope.clone(), r)));
+        let mut out = BTreeMap::new();
+        for (key, scope) in order {
+            // Every key was either stored or compiled above (a failed compile returned already).
+            let Some(record) = records.remove(&key) else { continue };
+            let scope_note = if scope.len() == scopes.all().len() { String::new() } else { format!(" (cut to kernels {key})") };
+            let image = record.image_hash.ok_or_else(|| CompileError::OriginalStillborn(format!("{}{scope_note}", desc.name), record.log))?;
+            out.insert(key, image);
+        }
+        Ok(out)
     }
 
     /// Compile `todo` on the thread pool, the longest sources first; this thread is the one store writer, batching
