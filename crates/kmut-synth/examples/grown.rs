@@ -21,7 +21,8 @@ mod common;
 
 use std::collections::HashSet;
 
-use kmut_synth::{fold, Detection, Half, Problem};
+use common::{pct, pooled_by_level};
+use kmut_synth::{Half, Problem};
 
 const BUDGETS: [usize; 4] = [1, 2, 3, 6];
 
@@ -33,44 +34,11 @@ fn folded(p: &Problem, salt: u32, choose: Half, earlier: &HashSet<String>, grown
     p.restrict(&keep, |id| if chosen_on(id) { Half::Dev } else { Half::Test })
 }
 
-/// Pooled detection per budget (overall, then levels 1 to 3) and the mutants chosen on.
-fn pooled(loaded: &[Problem], earlier: &HashSet<String>, splits: u32, grown: bool) -> (Vec<Vec<Detection>>, usize) {
-    let mut out = vec![vec![Detection::default(); BUDGETS.len()]; 4];
-    let mut chosen_on = 0;
-    for salt in 0..splits {
-        for choose in [Half::Dev, Half::Test] {
-            let problems: Vec<Problem> = loaded.iter().map(|p| folded(p, salt, choose, earlier, grown)).collect();
-            chosen_on += problems.iter().map(|p| p.mask(Some(Half::Dev)).count()).sum::<usize>();
-            for level in 1..=3u8 {
-                let at_level: Vec<Problem> = problems.iter().filter(|p| p.level.clamp(1, 3) == level).cloned().collect();
-                for (i, d) in fold(&at_level, Half::Dev, &BUDGETS, &|_: &Problem| Vec::new()).into_iter().enumerate() {
-                    out[0][i] += d;
-                    out[usize::from(level)][i] += d;
-                }
-            }
-        }
-    }
-    (out, chosen_on)
-}
-
-fn pct(d: Detection) -> String {
-    let k = 100.0 * d.known as f64 / d.total.max(1) as f64;
-    let q = 100.0 * d.possible as f64 / d.total.max(1) as f64;
-    if d.known == d.possible {
-        format!("{k:.1}%")
-    } else {
-        format!("{k:.1} to {q:.1}%")
-    }
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: grown GROWN_STORE EARLIER_STORE [--splits N]";
     let (grown_path, earlier_path) = (args.first().ok_or(usage)?, args.get(1).ok_or(usage)?);
-    let splits: u32 = match args.iter().position(|a| a == "--splits") {
-        Some(i) => args.get(i + 1).ok_or("--splits takes a number")?.parse()?,
-        None => 5,
-    };
+    let splits = common::splits(&args)?;
     let (loaded, read) = common::official_matrix(grown_path)?;
     let (before, read_before) = common::official_matrix(earlier_path)?;
     let earlier: HashSet<String> = before.iter().flat_map(|p| p.mutants.iter().cloned()).collect();
@@ -80,7 +48,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{splits} splits read both ways; chosen on per problem, then held-out detection");
     let folds = (2 * splits as usize * loaded.len()).max(1) as f64;
     for (name, grown) in [("earlier mutants only", false), ("grown sample", true)] {
-        let (per_level, chosen_on) = pooled(&loaded, &earlier, splits, grown);
+        let (per_level, chosen_on) =
+            pooled_by_level(splits, &BUDGETS, |salt, choose| loaded.iter().map(|p| folded(p, salt, choose, &earlier, grown)).collect());
         print!("{name:>22} {:>6.2}", chosen_on as f64 / folds);
         for (d, b) in per_level[0].iter().zip(BUDGETS) {
             print!("  b={b} {}", pct(*d));

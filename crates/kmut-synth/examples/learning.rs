@@ -20,7 +20,8 @@
 
 mod common;
 
-use kmut_synth::{fold, Detection, Half, Problem};
+use common::{pct, pooled_by_level};
+use kmut_synth::{Half, Problem};
 use sha2::{Digest, Sha256};
 
 const BUDGETS: [usize; 4] = [1, 2, 3, 6];
@@ -42,47 +43,10 @@ fn thinned(p: &Problem, choose: Half, salt: u32, f: f64) -> Problem {
     p.restrict(&keep, |id| if chosen_on(id) { Half::Dev } else { Half::Test })
 }
 
-/// Pooled detection at each budget (overall, then per level 1 to 3), and the mutants chosen on,
-/// for one fraction over every fold. Each level is read by the crate's own fold
-/// (`kmut_synth::fold`); the prior is learned per level anyway, so the levels' folds are the
-/// whole fold's parts.
-fn curve(loaded: &[Problem], splits: u32, f: f64) -> (Vec<Vec<Detection>>, usize) {
-    let mut pooled = vec![vec![Detection::default(); BUDGETS.len()]; 4];
-    let mut chosen_on = 0;
-    for salt in 0..splits {
-        let split: Vec<Problem> = loaded.iter().map(|p| p.resplit(salt)).collect();
-        for choose in [Half::Dev, Half::Test] {
-            let problems: Vec<Problem> = split.iter().map(|p| thinned(p, choose, salt, f)).collect();
-            chosen_on += problems.iter().map(|p| p.mask(Some(Half::Dev)).count()).sum::<usize>();
-            for level in 1..=3u8 {
-                let at_level: Vec<Problem> = problems.iter().filter(|p| p.level.clamp(1, 3) == level).cloned().collect();
-                for (i, d) in fold(&at_level, Half::Dev, &BUDGETS, &|_: &Problem| Vec::new()).into_iter().enumerate() {
-                    pooled[0][i] += d;
-                    pooled[usize::from(level)][i] += d;
-                }
-            }
-        }
-    }
-    (pooled, chosen_on)
-}
-
-fn pct(d: Detection) -> String {
-    let k = 100.0 * d.known as f64 / d.total.max(1) as f64;
-    let q = 100.0 * d.possible as f64 / d.total.max(1) as f64;
-    if d.known == d.possible {
-        format!("{k:.1}%")
-    } else {
-        format!("{k:.1} to {q:.1}%")
-    }
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args.first().ok_or("usage: learning STORE [--splits N]")?;
-    let splits: u32 = match args.iter().position(|a| a == "--splits") {
-        Some(i) => args.get(i + 1).ok_or("--splits takes a number")?.parse()?,
-        None => 5,
-    };
+    let splits = common::splits(&args)?;
     let (loaded, read) = common::official_matrix(path)?;
     println!("{read}; {splits} splits read both ways");
     print!("{:>9} {:>22}", "fraction", "chosen on per problem");
@@ -93,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let folds = (2 * splits as usize * loaded.len()).max(1) as f64;
     let mut whole = Vec::new();
     for f in FRACTIONS {
-        let (pooled, chosen_on) = curve(&loaded, splits, f);
+        let (pooled, chosen_on) = pooled_by_level(splits, &BUDGETS, |salt, choose| loaded.iter().map(|p| thinned(&p.resplit(salt), choose, salt, f)).collect());
         print!("{f:>9} {:>22.2}", chosen_on as f64 / folds);
         for d in &pooled[0] {
             print!(" {:>16}", pct(*d));
