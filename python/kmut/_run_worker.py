@@ -730,9 +730,12 @@ class Worker:
         saved_cdiv = K.cdiv
         orders = (req.get("orders") or [0]) if self.cpu else [0]
         torch = self.torch
+        clock = Clock() if req["eval"] >= 0 else None
         try:
             by_kernel = self.launchers(req)
-            runs = [self.run_once(req, by_kernel, order, announce=announce) for order in orders]
+            if clock is not None:
+                clock.mark("load")
+            runs = [self.run_once(req, by_kernel, order, announce=announce, clock=clock) for order in orders]
             worst = max(runs, key=lambda r: (not r["shape_ok"], r["tau"] if not math.isnan(r["tau"]) else math.inf))
             result.update(worst)
             result["canary"] = any(r["canary"] for r in runs)
@@ -764,6 +767,9 @@ class Worker:
             torch.cuda.empty_cache()
         if req["eval"] >= 0 and not result.get("fatal"):
             self.check_column(result)
+        if clock is not None:
+            clock.mark("check")
+            result["phases_ms"] = clock.ms()
         result["wall_ms"] = (time.perf_counter() - wall) * 1e3
         return result
 
@@ -779,18 +785,21 @@ class Worker:
             result["fatal"] = True
             result["detail"] = "; ".join(filter(None, [result.get("detail"), f"the column could not be restored: {e}"]))
 
-    def run_once(self, req: dict[str, Any], by_kernel: dict[str, Any], order: int, announce: bool) -> dict[str, Any]:
+    def run_once(self, req: dict[str, Any], by_kernel: dict[str, Any], order: int, announce: bool,
+                 clock: Clock | None = None) -> dict[str, Any]:
         """Build the launch descriptor (with the mutant's host-side change), guard its buffers,
-        launch every step and compare with the reference. Errors propagate to `evaluate`."""
+        launch every step and compare with the reference. Errors propagate to `evaluate`. The
+        original's run on a column being prepared marks its parts in `self.phases`, a mutant's
+        in `clock`."""
         from .validate import is_pipeline, parse_descriptor
 
         torch, col = self.torch, self.column
         sub = col["sub"]
         fields, K = sub["fields"], sub["K"]
-        # The original's run on a column being prepared marks its parts; a mutant's does not
-        # (each mark synchronises the device).
+        # The original's run on a column being prepared marks its parts with a synchronisation
+        # each; a mutant's marks them on its clock, where the worker waits anyway.
         phases = self.phases if req["eval"] < 0 and self.phases is not None else None
-        mark = phases.mark if phases is not None else (lambda _name: None)
+        mark = phases.mark if phases is not None else (clock.mark if clock is not None else (lambda _name: None))
         transform = req.get("transform")
         saved_cdiv = K.cdiv
         if transform and transform.get("transform") == "cdiv_floor":
@@ -1053,6 +1062,27 @@ class Phases:
 
     def __str__(self) -> str:
         return " ".join(f"{name} {s * 1e3:.0f} ms" for name, s in self.spent)
+
+
+class Clock:
+    """Wall time of an evaluation's parts, by name, without synchronising the device: each part
+    ends where the worker already waits for it (the launches end synchronised, the comparison,
+    canary check, step rows and column checksum each read back a result), so a part's kernels are
+    counted in it; the guarded copies `setup` queues are counted in `kernels`. The names are the
+    original's run's phases less their `original_` prefix (`run_once` marks both)."""
+
+    def __init__(self) -> None:
+        self.last = time.perf_counter()
+        self.spent: dict[str, float] = {}
+
+    def mark(self, name: str) -> None:
+        now = time.perf_counter()
+        key = name[len("original_"):] if name.startswith("original_") else name
+        self.spent[key] = self.spent.get(key, 0.0) + (now - self.last)
+        self.last = now
+
+    def ms(self) -> dict[str, float]:
+        return {k: round(v * 1e3, 3) for k, v in self.spent.items()}
 
 
 def host_available() -> int:

@@ -38,6 +38,10 @@ def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
         assert c["images"] > 0 and c["images_per_s"] > 0, "each configuration builds from a cold cache"
         assert c["worker_replacements"] >= 0 and isinstance(c["problems"], list)
         assert "evaluating" in c["worker_time"] and "preparing" in c["worker_time"], c["worker_time"]
+        # Each evaluation's wall time by part, as its worker measured it.
+        parts = c["evaluation"]
+        assert 0 < parts["evaluations"] <= c["evaluations"], parts
+        assert {"load", "setup", "kernels", "compare", "check"} <= parts["seconds"].keys(), parts
         prep = c["preparation"]
         assert prep["columns"] > 0 and prep["seconds"].get("draw", -1) >= 0 and "original" in prep["seconds"], prep
         # The original's run, split into its parts (the whole-corpus bench could not say where its

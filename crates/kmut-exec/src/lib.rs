@@ -18,7 +18,7 @@ pub mod worker;
 pub use engine::{Engine, EngineConfig, IdleTime, Reporter, RunSummary, SlotTime};
 pub use images::RoundImages;
 pub use plan::{search_from, stratified_order, Candidate, SubstratePlan};
-pub use prep_log::PrepPhases;
+pub use prep_log::{EvalParts, PrepPhases};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {

@@ -1,4 +1,5 @@
-//! Where column preparations spent their time, read back from a run's workers log.
+//! Where column preparations spent their time, read back from a run's workers log, and where
+//! evaluations spent theirs (`EvalParts`, summed from the workers' results).
 //!
 //! Each worker logs one line per prepared column (`python/kmut/_run_worker.py`, `Phases`):
 //!
@@ -45,12 +46,49 @@ impl PrepPhases {
         if self.columns == 0 {
             return "no column prepared".into();
         }
-        let mut phases: Vec<(&String, &f64)> = self.seconds.iter().collect();
-        phases.sort_by(|a, b| b.1.total_cmp(a.1).then(a.0.cmp(b.0)));
-        let total: f64 = self.seconds.values().sum();
-        let parts: Vec<String> = phases.iter().map(|(n, s)| format!("{n} {s:.0} s")).collect();
-        format!("{} columns, {total:.0} s: {}", self.columns, parts.join(", "))
+        by_time(self.columns, "columns", &self.seconds)
     }
+}
+
+/// Where the evaluations that returned a result spent their wall time, by part, as each worker
+/// reported it (`phases_ms` of a result, `Clock` in `python/kmut/_run_worker.py`): loading the
+/// image, setting up the launch (descriptor, guards, replay), the kernels, the comparison with
+/// the canary check, the per-step rows, the column's checksum.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct EvalParts {
+    pub evaluations: usize,
+    pub seconds: BTreeMap<String, f64>,
+}
+
+impl EvalParts {
+    /// Add one evaluation's parts (milliseconds by name); one without parts is not counted.
+    pub fn add(&mut self, parts_ms: &[(String, f64)]) {
+        if parts_ms.is_empty() {
+            return;
+        }
+        self.evaluations += 1;
+        for (name, ms) in parts_ms {
+            *self.seconds.entry(name.clone()).or_default() += ms / 1e3;
+        }
+    }
+
+    /// `1,489 evaluations, 980 s: kernels 500 s, compare 200 s, ...`, parts by time spent.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        if self.evaluations == 0 {
+            return "no evaluation reported its parts".into();
+        }
+        by_time(self.evaluations, "evaluations", &self.seconds)
+    }
+}
+
+/// `N <noun>, T s: a X s, b Y s, ...`, the largest first (ties by name).
+fn by_time(count: usize, noun: &str, seconds: &BTreeMap<String, f64>) -> String {
+    let mut parts: Vec<(&String, &f64)> = seconds.iter().collect();
+    parts.sort_by(|a, b| b.1.total_cmp(a.1).then(a.0.cmp(b.0)));
+    let total: f64 = seconds.values().sum();
+    let listed: Vec<String> = parts.iter().map(|(n, s)| format!("{n} {s:.0} s")).collect();
+    format!("{count} {noun}, {total:.0} s: {}", listed.join(", "))
 }
 
 #[cfg(test)]
@@ -70,5 +108,17 @@ mod tests {
         assert!((p.seconds["validity"] - 0.457).abs() < 1e-9);
         assert_eq!(p.summary(), "2 columns, 5 s: original 2 s, draw 2 s, ref 1 s, validity 0 s, checksum 0 s");
         assert_eq!(PrepPhases::read("nothing here").summary(), "no column prepared");
+    }
+
+    #[test]
+    fn evaluation_parts_sum_over_the_evaluations_that_reported_them() {
+        let mut e = EvalParts::default();
+        assert_eq!(e.summary(), "no evaluation reported its parts");
+        e.add(&[("kernels".into(), 1500.0), ("compare".into(), 400.0)]);
+        e.add(&[]);
+        e.add(&[("kernels".into(), 700.0), ("check".into(), 30.0)]);
+        assert_eq!(e.evaluations, 2, "one without parts is not counted");
+        assert!((e.seconds["kernels"] - 2.2).abs() < 1e-9);
+        assert_eq!(e.summary(), "2 evaluations, 3 s: kernels 2 s, compare 0 s, check 0 s");
     }
 }

@@ -138,6 +138,8 @@ pub struct EvalReport {
     pub steps_total: u64,
     pub skipped_steps: u64,
     pub tail_steps: u64,
+    /// Where the evaluation's wall time went, by part, in milliseconds (`phases_ms`).
+    pub phases_ms: Vec<(String, f64)>,
 }
 
 impl Event {
@@ -190,6 +192,10 @@ impl Event {
                 steps_total: v.get("steps_total").and_then(Value::as_u64).unwrap_or(0),
                 skipped_steps: v.get("skipped_steps").and_then(Value::as_u64).unwrap_or(0),
                 tail_steps: v.get("tail_steps").and_then(Value::as_u64).unwrap_or(0),
+                phases_ms: v
+                    .get("phases_ms")
+                    .and_then(Value::as_object)
+                    .map_or_else(Vec::new, |o| o.iter().filter_map(|(k, ms)| Some((k.clone(), ms.as_f64()?))).collect()),
             })),
             "released" => Event::Released,
             "error" => Event::Error {
@@ -263,6 +269,8 @@ mod tests {
         assert_eq!((r.steps_total, r.skipped_steps, r.tail_steps), (0, 0, 0), "a worker that says nothing of steps replayed none");
         let Event::Result(r) = Event::parse(r#"{"event":"result","eval":2,"steps_total":9,"skipped_steps":5,"tail_steps":3}"#) else { panic!("a result") };
         assert_eq!((r.steps_total, r.skipped_steps, r.tail_steps), (9, 5, 3));
+        let Event::Result(r) = Event::parse(r#"{"event":"result","eval":3,"phases_ms":{"kernels":12.5,"compare":"x","check":1}}"#) else { panic!("a result") };
+        assert_eq!(r.phases_ms, [("check".to_owned(), 1.0), ("kernels".to_owned(), 12.5)], "a part that is not a number is dropped");
         assert_eq!(Event::parse("Traceback (most recent call last):"), Event::Noise("Traceback (most recent call last):".into()));
         assert_eq!(Event::parse(r#"{"event":"heartbeat"}"#), Event::Other);
         assert_eq!(Event::parse(r#"{"no":"event"}"#), Event::Noise(r#"{"no":"event"}"#.into()));

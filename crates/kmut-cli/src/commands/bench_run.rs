@@ -71,6 +71,8 @@ struct Figures {
     worker_time: String,
     /// The column preparations the workers logged, by phase (`kmut_exec::PrepPhases`).
     preparation: kmut_exec::PrepPhases,
+    /// The evaluations' wall time by part, as the workers reported it (`kmut_exec::EvalParts`).
+    evaluation: kmut_exec::EvalParts,
     /// Pipeline steps of the evaluations, and those replayed from the original's outputs
     /// instead of launched (the steps before each mutant's first changed one, and after its
     /// last changed one where its run had left the original's state); of those, the steps
@@ -329,6 +331,7 @@ fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_bus
         spares_used: s.spares_used,
         worker_time: s.slot_time.shares(),
         preparation: kmut_exec::PrepPhases::default(),
+        evaluation: s.eval_parts.clone(),
         pipeline_steps: s.pipeline_steps,
         steps_replayed: s.steps_replayed,
         tail_replayed: s.tail_replayed,
@@ -360,6 +363,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
             format!("{} ({} spares)", f.worker_replacements, f.spares_used),
             if f.worker_time.is_empty() { "-".to_owned() } else { f.worker_time.clone() },
             f.preparation.summary(),
+            f.evaluation.summary(),
             if f.pipeline_steps == 0 {
                 "-".to_owned()
             } else {
@@ -383,6 +387,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
         "workers replaced",
         "worker time",
         "column preparations",
+        "evaluation parts",
         "pipeline steps replayed",
         "columns prepared ahead",
     ];

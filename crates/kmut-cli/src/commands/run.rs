@@ -379,6 +379,9 @@ pub(super) fn print_summary(s: &RunSummary) {
     if !shares.is_empty() {
         eprintln!("run: worker time ({:.0} slot-seconds): {shares}", s.slot_time.total().as_secs_f64());
     }
+    if s.eval_parts.evaluations > 0 {
+        eprintln!("run: evaluation time by part: {}", s.eval_parts.summary());
+    }
     if s.images_made > 0 {
         eprintln!("run: {} images compiled round by round, only for the mutants evaluated, in {:.1} s of the run", s.images_made, s.image_time.as_secs_f64());
     }

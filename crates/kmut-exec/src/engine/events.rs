@@ -94,6 +94,7 @@ impl Engine<'_> {
                     self.summary.steps_replayed += report.skipped_steps;
                     self.summary.tail_replayed += report.tail_steps;
                     self.summary.tails += u64::from(report.tail_steps > 0);
+                    self.summary.eval_parts.add(&report.phases_ms);
                     if let Some(steps) = &report.steps {
                         self.step_batch.extend(crate::steps::rows(&e, steps));
                     }

@@ -184,6 +184,8 @@ pub struct RunSummary {
     pub steps_replayed: u64,
     pub tail_replayed: u64,
     pub tails: u64,
+    /// Where the evaluations that returned a result spent their wall time, by part.
+    pub eval_parts: crate::EvalParts,
 }
 
 /// Worker-slot time by what the slot was doing (issue 21: a GPU busy 39% of a witness call's
