@@ -9,16 +9,16 @@
 pub mod engine;
 mod images;
 pub mod memory;
+mod phases;
 pub mod plan;
-mod prep_log;
 pub mod protocol;
 mod steps;
 pub mod worker;
 
 pub use engine::{Engine, EngineConfig, IdleTime, Reporter, RunSummary, SlotTime};
 pub use images::RoundImages;
+pub use phases::{EvalParts, PrepPhases};
 pub use plan::{search_from, stratified_order, Candidate, SubstratePlan};
-pub use prep_log::{EvalParts, PrepPhases};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
