@@ -940,13 +940,14 @@ class Worker:
         later step, the original's own deterministic kernel (the gate proves it so), computes
         exactly what it computed there, and its kept output can stand in for the launch.
 
-        Checked, in one transfer: the column (inputs, reference, weights, kept outputs: its
-        checksum); each output written so far (the last writer of each view) against that
+        Checked: each output written so far (the last writer of each view) against that
         writer's kept output, bit for bit (+0 and -0, or two NaNs, are not taken for each
         other); each zero-initialised buffer (`K.zeros`) that no step has written yet, still
-        zero. A `torch.empty` buffer no step has written yet needs no check: the gate's NaN fill
-        proves no output depends on what it held. Anything else (a zero buffer no single
-        written view covers) answers no, and the run launches every later step, as without this."""
+        zero (all of these in one transfer); then, only if they all hold, the column (inputs,
+        reference, weights, kept outputs: its checksum). A `torch.empty` buffer no step has
+        written yet needs no check: the gate's NaN fill proves no output depends on what it
+        held. Anything else (a zero buffer no single written view covers) answers no, and the
+        run launches every later step, as without this."""
         torch, col = self.torch, self.column
         assert col is not None
         kept = col["steps_original"]
@@ -968,9 +969,11 @@ class Worker:
                 flags.append(g.whole[g.pad_bytes : g.pad_bytes + g.body_bytes].ne(0).any())
             elif written[ptr] < g.body_bytes:
                 return False
-        if self.column_sum() != col["sum"]:
+        if flags and bool(torch.stack(flags).any().item()):
             return False
-        return not flags or not bool(torch.stack(flags).any().item())
+        # Last, and only for a run whose outputs all agree (most that reach here do not): the
+        # checksum reads every input, weight and kept output of the column.
+        return self.column_sum() == col["sum"]
 
     def steps_layout(self) -> dict[str, Any]:
         """What the column event says of its pipeline's steps: each step's kernel and layer kind,
