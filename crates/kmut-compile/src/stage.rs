@@ -34,6 +34,13 @@ pub trait Reporter: Sync {
     fn progress(&self, substrate: &str, done: usize, total: usize);
 }
 
+/// No progress drawn (the originals' compiles, which the mutants' progress does not count).
+struct Quiet;
+
+impl Reporter for Quiet {
+    fn progress(&self, _substrate: &str, _done: usize, _total: usize) {}
+}
+
 /// Counts for one substrate: per class, overall and per family.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SubstrateSummary {
@@ -130,105 +137,86 @@ impl CompileStage<'_> {
         // A source tree-sitter cannot read is compiled whole (no cuts), never refused here.
         let scopes = Scopes::parse(desc).unwrap_or_else(|_| Scopes::whole(desc));
         let all = scopes.all();
-        // Every mutant's scope: the selected ones, and those an earlier, differently filtered
-        // run compiled (classified against their scope's original too).
+        let existing = store.compilations(&desc.name, &self.target.key())?;
+        // Each cut of the source a mutant is compiled in (the whole one first: it is the image
+        // every launch starts from), in the order first needed; the selected mutants still to
+        // compile; and every current mutant's cut, those an earlier, differently filtered run
+        // compiled too (each is classified against its cut's original).
+        let mut cuts: Vec<(String, Vec<String>)> = vec![(Scopes::key(&all), all.clone())];
+        let mut scope_of: BTreeMap<&str, String> = BTreeMap::new();
+        let mut todo: Vec<(Option<&str>, String, String)> = Vec::new();
         let current = store.mutants(&desc.name)?;
-        let mut sources: BTreeMap<&str, (String, String)> = BTreeMap::new();
-        let mut wanted: Vec<Vec<String>> = vec![all.clone()];
-        for m in mutants.iter().chain(&current) {
-            if sources.contains_key(m.id.as_str()) {
+        for (i, m) in mutants.iter().chain(&current).enumerate() {
+            if scope_of.contains_key(m.id.as_str()) {
                 continue;
             }
-            if let Some((scope, source)) = scopes.mutant_source(&desc.cuda, m) {
-                let key = Scopes::key(&scope);
-                wanted.push(scope);
-                sources.insert(&m.id, (key, source));
-            }
-        }
-        // The whole original must compile: it is the image every launch starts from; each cut
-        // original is what its mutants are classified against.
-        let originals = self.originals(store, run, desc, &scopes, wanted)?;
-        let existing = store.compilations(&desc.name, &self.target.key())?;
-        let mut todo: Vec<(&Mutant, String, String)> = Vec::new();
-        for m in mutants {
-            let Some((key, source)) = sources.get(m.id.as_str()) else {
+            let Some((scope, source)) = scopes.mutant_source(&desc.cuda, m) else {
                 continue;
             };
-            match existing.get(&m.id) {
-                Some(r) if r.source_hash == sha256_hex(source.as_bytes()) && r.scope == *key => summary.resumed += 1,
-                _ => todo.push((m, key.clone(), source.clone())),
+            let key = Scopes::key(&scope);
+            if !cuts.iter().any(|(k, _)| *k == key) {
+                cuts.push((key.clone(), scope));
+            }
+            scope_of.insert(&m.id, key.clone());
+            if i < mutants.len() {
+                match existing.get(&m.id) {
+                    Some(r) if r.source_hash == sha256_hex(source.as_bytes()) && r.scope == key => summary.resumed += 1,
+                    _ => todo.push((Some(&m.id), key, source)),
+                }
             }
         }
+        let Some(originals) = self.originals(store, run, desc, &scopes, &cuts, interrupt)? else {
+            summary.interrupted = true;
+            return Ok(summary);
+        };
         self.compile_pending(store, run, &desc.name, &todo, interrupt, reporter, &mut summary)?;
         if interrupt.load(Ordering::Relaxed) {
             summary.interrupted = true;
             return Ok(summary);
         }
         let full = originals[&Scopes::key(&all)].clone();
-        let original_of = |id: &str| sources.get(id).and_then(|(k, _)| originals.get(k)).cloned().unwrap_or_else(|| full.clone());
+        let original_of = |id: &str| scope_of.get(id).and_then(|k| originals.get(k)).cloned().unwrap_or_else(|| full.clone());
         let counted: std::collections::HashSet<&str> = mutants.iter().map(|m| m.id.as_str()).collect();
         self.classify_into(store, &desc.name, &original_of, &current, &counted, &mut summary)?;
         Ok(summary)
     }
 
-    /// The image hash of the substrate's original source cut to each of `wanted` (the first
-    /// being every kernel), by scope key: taken from the store where its source is unchanged,
-    /// the rest compiled side by side on the stage's threads (a substrate's cut originals were
-    /// compiled one at a time: 1,431 of them for the 147 accepted substrates) and stored. A
-    /// stillborn original is an error, the first wanted one named.
+    /// The image hash of the substrate's original source cut to each of `cuts` (by scope key,
+    /// the whole source first): taken from the store where its source is unchanged, the rest
+    /// compiled side by side as the mutants are (`compile_pending`; they were compiled one at a
+    /// time, 1,431 of them for the 147 accepted substrates) and stored. A stillborn original is
+    /// an error, the first in `cuts` named; `None` when interrupted.
     fn originals(
         &self,
         store: &mut Store,
         run: i64,
         desc: &SubstrateDescription,
         scopes: &Scopes,
-        wanted: Vec<Vec<String>>,
-    ) -> Result<BTreeMap<String, String>, CompileError> {
+        cuts: &[(String, Vec<String>)],
+        interrupt: &AtomicBool,
+    ) -> Result<Option<BTreeMap<String, String>>, CompileError> {
         let target = self.target.key();
-        let mut order: Vec<(String, Vec<String>)> = Vec::new();
-        let mut records: BTreeMap<String, CompileRecord> = BTreeMap::new();
-        let mut todo: Vec<(String, String)> = Vec::new();
-        for scope in wanted {
-            let key = Scopes::key(&scope);
-            if order.iter().any(|(k, _)| *k == key) {
-                continue;
+        let mut todo: Vec<(Option<&str>, String, String)> = Vec::new();
+        for (key, scope) in cuts {
+            let source = scopes.original_source(&desc.cuda, scope);
+            match store.original(&desc.name, &target, key)? {
+                Some(r) if r.source_hash == sha256_hex(source.as_bytes()) => {}
+                _ => todo.push((None, key.clone(), source)),
             }
-            let source = scopes.original_source(&desc.cuda, &scope);
-            match store.original(&desc.name, &target, &key)? {
-                Some(r) if r.source_hash == sha256_hex(source.as_bytes()) => {
-                    records.insert(key.clone(), r);
-                }
-                _ => todo.push((key.clone(), source)),
-            }
-            order.push((key, scope));
         }
-        let next = AtomicUsize::new(0);
-        let compiled: Vec<Result<CompileRecord, CompileError>> = std::thread::scope(|threads| {
-            let workers: Vec<_> = (0..self.threads.min(todo.len()))
-                .map(|_| {
-                    threads.spawn(|| {
-                        let mut mine = Vec::new();
-                        while let Some((key, source)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                            mine.push(self.compile_one(&desc.name, None, key, source));
-                        }
-                        mine
-                    })
-                })
-                .collect();
-            workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
-        });
-        let compiled: Vec<CompileRecord> = compiled.into_iter().collect::<Result<_, _>>()?;
-        store.put_compilations(&compiled, run)?;
-        records.extend(compiled.into_iter().map(|r| (r.scope.clone(), r)));
+        // Neither counted nor drawn: the summary and the progress are the mutants'.
+        self.compile_pending(store, run, &desc.name, &todo, interrupt, &Quiet, &mut SubstrateSummary::default())?;
+        if interrupt.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
         let mut out = BTreeMap::new();
-        for (key, scope) in order {
-            // Every key was either stored or compiled above (a failed compile returned already).
-            let Some(record) = records.remove(&key) else { continue };
+        for (key, scope) in cuts {
+            let record = store.original(&desc.name, &target, key)?.ok_or_else(|| CompileError::OriginalStillborn(desc.name.clone(), "not compiled".into()))?;
             let scope_note = if scope.len() == scopes.all().len() { String::new() } else { format!(" (cut to kernels {key})") };
             let image = record.image_hash.ok_or_else(|| CompileError::OriginalStillborn(format!("{}{scope_note}", desc.name), record.log))?;
-            out.insert(key, image);
+            out.insert(key.clone(), image);
         }
-        Ok(out)
+        Ok(Some(out))
     }
 
     /// Compile `todo` on the thread pool, the longest sources first; this thread is the one store writer, batching
@@ -239,7 +227,7 @@ impl CompileStage<'_> {
         store: &mut Store,
         run: i64,
         substrate: &str,
-        todo: &[(&Mutant, String, String)],
+        todo: &[(Option<&str>, String, String)],
         interrupt: &AtomicBool,
         reporter: &dyn Reporter,
         summary: &mut SubstrateSummary,
@@ -258,10 +246,10 @@ impl CompileStage<'_> {
                     if interrupt.load(Ordering::Relaxed) {
                         break;
                     }
-                    let Some((m, scope, source)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    let Some((mutant, scope, source)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
-                    if tx.send(self.compile_one(substrate, Some(&m.id), scope, source)).is_err() {
+                    if tx.send(self.compile_one(substrate, *mutant, scope, source)).is_err() {
                         break;
                     }
                 });
