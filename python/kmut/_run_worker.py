@@ -730,7 +730,11 @@ class Worker:
         saved_cdiv = K.cdiv
         orders = (req.get("orders") or [0]) if self.cpu else [0]
         torch = self.torch
-        clock = Clock() if req["eval"] >= 0 else None
+        # A mutant's parts, marked where the worker waits for the device anyway (the launches end
+        # synchronised; the comparison, canary check, step rows and checksum each read a result
+        # back), so no mark adds a synchronisation; the guarded copies `setup` queues count in
+        # `kernels`.
+        clock = Phases(torch, None) if req["eval"] >= 0 else None
         try:
             by_kernel = self.launchers(req)
             if clock is not None:
@@ -769,7 +773,7 @@ class Worker:
             self.check_column(result)
         if clock is not None:
             clock.mark("check")
-            result["phases_ms"] = clock.ms()
+            result["phases_ms"] = clock.totals_ms()
         result["wall_ms"] = (time.perf_counter() - wall) * 1e3
         return result
 
@@ -786,7 +790,7 @@ class Worker:
             result["detail"] = "; ".join(filter(None, [result.get("detail"), f"the column could not be restored: {e}"]))
 
     def run_once(self, req: dict[str, Any], by_kernel: dict[str, Any], order: int, announce: bool,
-                 clock: Clock | None = None) -> dict[str, Any]:
+                 clock: Phases | None = None) -> dict[str, Any]:
         """Build the launch descriptor (with the mutant's host-side change), guard its buffers,
         launch every step and compare with the reference. Errors propagate to `evaluate`. The
         original's run on a column being prepared marks its parts in `self.phases`, a mutant's
@@ -879,6 +883,20 @@ class Worker:
         tol = col["sub"]["fields"].get("tolerance") or {"atol": col["sub"]["K"].DEFAULT_ATOL, "rtol": col["sub"]["K"].DEFAULT_RTOL}
         run["steps"] = depth.step_errors(col["steps_original"], capture.outputs(), tol["atol"], tol["rtol"], torch)
 
+    def replay_basis(self, req: dict[str, Any], steps: list[Any], on: bool) -> tuple[list[Any], set[str], Any, int | None] | None:
+        """What a mutant's run needs to replay any of its steps (`prefix_steps`, `tail_from`):
+        the original's kept outputs, the kernels its image holds (its scope: none for a launch
+        mutant, which has no image), its launch transform and the step that names. None for the
+        original's own run, when the replay is off (`on`), or without one kept output per step
+        on the device."""
+        col = self.column
+        kept = col.get("steps_original") if col else None
+        if req["eval"] < 0 or not on or kept is None or col.get("steps_keep") != "device" or len(kept) != len(steps):
+            return None
+        transform = req.get("transform")
+        scope = set(req.get("scope") or col["sub"]["names"]) if req.get("image") else set()
+        return kept, scope, transform, transformed_step(transform)
+
     def prefix_steps(self, req: dict[str, Any], steps: list[Any]) -> int:
         """How many leading steps of a mutant's run are the original's own launches: the same
         kernel from the original image with the same descriptor, before the first step that runs
@@ -893,16 +911,13 @@ class Worker:
         `launch` on the same inputs); a launch transform names the step it changes; only
         `cdiv_floor`, which acts inside `launch`, is found by comparing every launch (for a
         6,157-step LSTM that comparison alone took 0.16 s of Python per evaluation)."""
-        col = self.column
-        kept = col.get("steps_original") if col else None
-        if req["eval"] < 0 or not self.skip_prefix or kept is None or col.get("steps_keep") != "device" or len(kept) != len(steps):
+        basis = self.replay_basis(req, steps, self.skip_prefix)
+        if basis is None:
             return 0
-        transform = req.get("transform")
-        step = transformed_step(transform)
+        kept, scope, transform, step = basis
         limit = len(steps) if step is None else step
-        scope = set(req.get("scope") or col["sub"]["names"]) if req.get("image") else set()
         # Only `cdiv_floor` changes launches without naming its step: compare them all.
-        launches = col["steps_launches"] if transform and step is None else None
+        launches = self.column["steps_launches"] if transform and step is None else None  # type: ignore[index]
         for i, (s, orig) in enumerate(zip(steps[:limit], kept)):
             if s.kernel in scope or orig.shape != s.output.shape or orig.dtype != s.output.dtype:
                 return i
@@ -917,15 +932,12 @@ class Worker:
         change altered. None for the original's own run, without kept outputs on the device,
         when off, for a `cdiv_floor` (it may change any launch), when nothing or the last step
         changed, or when a later step's output is not the kept one's shape and dtype."""
-        col = self.column
-        kept = col.get("steps_original") if col else None
-        if req["eval"] < 0 or not self.skip_tail or kept is None or col.get("steps_keep") != "device" or len(kept) != len(steps):
+        basis = self.replay_basis(req, steps, self.skip_tail)
+        if basis is None:
             return None
-        transform = req.get("transform")
-        step = transformed_step(transform)
+        kept, scope, transform, step = basis
         if transform and step is None:
             return None
-        scope = set(req.get("scope") or col["sub"]["names"]) if req.get("image") else set()
         changed = [i for i, s in enumerate(steps) if s.kernel in scope] + ([step] if step is not None else [])
         if not changed or max(changed) >= len(steps) - 1:
             return None
@@ -1049,7 +1061,8 @@ class Worker:
 
 class Phases:
     """Wall time of a column's preparation, phase by phase (the device synchronised at each
-    mark, so a phase's kernels are counted in it and not in the next)."""
+    mark, so a phase's kernels are counted in it and not in the next), or with no device of an
+    evaluation's parts, each marked where the worker waits for the device anyway."""
 
     def __init__(self, torch: Any, device: Any):
         self.torch, self.device = torch, device
@@ -1066,26 +1079,14 @@ class Phases:
     def __str__(self) -> str:
         return " ".join(f"{name} {s * 1e3:.0f} ms" for name, s in self.spent)
 
-
-class Clock:
-    """Wall time of an evaluation's parts, by name, without synchronising the device: each part
-    ends where the worker already waits for it (the launches end synchronised, the comparison,
-    canary check, step rows and column checksum each read back a result), so a part's kernels are
-    counted in it; the guarded copies `setup` queues are counted in `kernels`. The names are the
-    original's run's phases less their `original_` prefix (`run_once` marks both)."""
-
-    def __init__(self) -> None:
-        self.last = time.perf_counter()
-        self.spent: dict[str, float] = {}
-
-    def mark(self, name: str) -> None:
-        now = time.perf_counter()
-        key = name[len("original_"):] if name.startswith("original_") else name
-        self.spent[key] = self.spent.get(key, 0.0) + (now - self.last)
-        self.last = now
-
-    def ms(self) -> dict[str, float]:
-        return {k: round(v * 1e3, 3) for k, v in self.spent.items()}
+    def totals_ms(self) -> dict[str, float]:
+        """Milliseconds by phase, summed over repeated marks (an evaluation on the CPU runs once
+        per thread order), the names without the original's run's `original_` prefix."""
+        out: dict[str, float] = {}
+        for name, s in self.spent:
+            key = name[len("original_"):] if name.startswith("original_") else name
+            out[key] = round(out.get(key, 0.0) + s * 1e3, 3)
+        return out
 
 
 def host_available() -> int:

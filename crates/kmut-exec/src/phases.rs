@@ -51,9 +51,9 @@ impl PrepPhases {
 }
 
 /// Where the evaluations that returned a result spent their wall time, by part, as each worker
-/// reported it (`phases_ms` of a result, `Clock` in `python/kmut/_run_worker.py`): loading the
-/// image, setting up the launch (descriptor, guards, replay), the kernels, the comparison with
-/// the canary check, the per-step rows, the column's checksum.
+/// reported it (`phases_ms` of a result, `Worker.evaluate` in `python/kmut/_run_worker.py`):
+/// loading the image, setting up the launch (descriptor, guards, replay), the kernels, the
+/// comparison with the canary check, the per-step rows, the column's checksum.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct EvalParts {
     pub evaluations: usize,
