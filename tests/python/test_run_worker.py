@@ -342,11 +342,15 @@ def test_generated_columns_of_one_size_and_seed_share_one_draw_and_keep_their_va
         assert torch.equal(first_call, recipe()[0]), "the in-place transform works on a copy of the draw"
         assert calls == [1], "one draw for every column at these sizes and seed"
         spec = generators.parse("W:scaled:1000:small")
-        worker().generated(sub, spec, 2, generators.sizes_of(spec, fields, K))()
+        seeded = worker()
+        seeded.generated(sub, spec, 2, generators.sizes_of(spec, fields, K))()
+        seeded.finish_scratch()  # the write runs on a background thread: wait for it before counting files
         assert len(calls) == 2, "another seed is another draw"
         fresh = generators.parse("W:fresh2:3:small")
         assert generators.shares_draw(spec) and not generators.shares_draw(fresh)
-        whole = worker().generated(sub, fresh, 1, generators.sizes_of(fresh, fields, K))()
+        last = worker()
+        whole = last.generated(sub, fresh, 1, generators.sizes_of(fresh, fields, K))()
+        last.finish_scratch()
     finally:
         generators.raw_draw = real
     for name, inputs in got.items():
