@@ -788,6 +788,33 @@ pub enum BenchCommand {
     /// native draw of the same values (`kmut.fastrand`, what the run worker uses), checking
     /// both give the same tensor: ms per draw and the speedup.
     Draw(BenchDrawArgs),
+    /// Time a sample of substrates' original kernels at the official sizes, k copies one after
+    /// another on one CUDA stream against k copies on k streams at once in one context (the
+    /// headroom for several mutants' kernels in flight per worker), checking every copy's
+    /// output is the same bits both ways. Needs a GPU.
+    Streams(BenchStreamsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchStreamsArgs {
+    /// Substrate files; default every `substrates/accepted/L*.py`.
+    pub substrates: Vec<PathBuf>,
+    /// Substrates measured, stratified by level (0: every one given).
+    #[arg(long, default_value_t = 24)]
+    pub sample: u32,
+    /// Copies in flight at once, comma-separated (each at least 2).
+    #[arg(long, default_value = "2,4,8")]
+    pub streams: String,
+    /// Timed passes per figure (the median is kept).
+    #[arg(long, default_value_t = 3)]
+    pub repeat: u32,
+    /// The share of the device's free memory the copies may take; a count of copies that would
+    /// not fit is left out for that substrate.
+    #[arg(long, default_value_t = 0.5)]
+    pub memory_fraction: f64,
+    /// Print the figures as one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, clap::Args)]

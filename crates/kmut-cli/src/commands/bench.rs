@@ -202,3 +202,20 @@ pub fn draw(args: &crate::args::BenchDrawArgs, env: &Environment) -> anyhow::Res
     anyhow::ensure!(status.success(), "`python -m kmut.fastrand` failed (its error is above)");
     Ok(ExitStatus::Success)
 }
+
+/// `kmut bench streams`: kernels on CUDA streams are launched and timed in Python
+/// (`python -m kmut.bench_streams`); this passes the options on. Its exit status is the
+/// module's: 1 when nothing was measured or some copy's output differed between the serial and
+/// the concurrent pass, 2 without a GPU.
+pub fn streams(args: &crate::args::BenchStreamsArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
+    let mut cmd = std::process::Command::new(&env.python);
+    cmd.args(["-m", "kmut.bench_streams", "--sample", &args.sample.to_string(), "--streams", &args.streams]);
+    cmd.args(["--repeat", &args.repeat.to_string(), "--memory-fraction", &args.memory_fraction.to_string()]);
+    if args.json {
+        cmd.arg("--json");
+    }
+    cmd.args(&args.substrates);
+    let status = cmd.status().with_context(|| format!("starting {}", env.python.display()))?;
+    anyhow::ensure!(status.success(), "`python -m kmut.bench_streams` failed ({status}; its error is above)");
+    Ok(ExitStatus::Success)
+}

@@ -40,6 +40,7 @@ pub fn run(cli: Cli, env: &Environment) -> anyhow::Result<ExitStatus> {
         Command::Bench(BenchCommand::Run(args)) => bench_run::run(&args, env),
         Command::Bench(BenchCommand::Compare(args)) => bench::compare(&args, env),
         Command::Bench(BenchCommand::Draw(args)) => bench::draw(&args, env),
+        Command::Bench(BenchCommand::Streams(args)) => bench::streams(&args, env),
         Command::Store(StoreCommand::Prune(args)) => store::prune(&args),
         Command::CompileWorker(args) => compile::worker(&args, env),
     }

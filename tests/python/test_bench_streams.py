@@ -1,0 +1,87 @@
+"""`kmut bench streams`: the sample, the pooled figures and the command's edges on the CPU; the
+timing itself on a GPU (skipped without one)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kmut import bench_streams
+from kmut.bench_streams import level_of, pick, pooled
+
+from .conftest import ROOT, cuda_available
+
+
+def names(level: int, n: int) -> list[Path]:
+    return [Path(f"L{level}p{i}_x.py") for i in range(1, n + 1)]
+
+
+def test_the_sample_is_stratified_by_level_deterministic_and_evenly_spaced():
+    paths = names(1, 20) + names(2, 20) + names(3, 10)
+    chosen = pick(list(reversed(paths)), 10)
+    assert chosen == pick(paths, 10), "the order given does not change the sample"
+    by_level = [sum(level_of(p) == lv for p in chosen) for lv in (1, 2, 3)]
+    assert by_level == [4, 4, 2], "each level in proportion to its count"
+    assert len(set(chosen)) == 10
+    # Evenly spaced through a level's sorted names, not its first few.
+    level3 = sorted(p for p in paths if level_of(p) == 3)
+    assert [p for p in chosen if level_of(p) == 3] == [level3[0], level3[5]]
+    assert pick(paths, 0) == sorted(paths) and pick(paths, 999) == sorted(paths)
+
+
+def test_a_small_level_keeps_one_substrate_and_the_total_is_what_was_asked():
+    paths = names(1, 30) + names(2, 30) + names(3, 1)
+    for n in (3, 5, 7, 12):
+        chosen = pick(paths, n)
+        assert len(chosen) == n
+        assert any(level_of(p) == 3 for p in chosen), f"n={n}: the one level-3 substrate is in"
+
+
+def row(name: str, level: int, **by_k: tuple[float, float, bool]) -> dict:
+    return {"substrate": name, "level": level,
+            "k": {k[1:]: {"serial_ms": s, "concurrent_ms": c, "outputs_agree": ok} for k, (s, c, ok) in by_k.items()}}
+
+
+def test_pooled_is_a_ratio_of_totals_per_level_and_leaves_out_what_was_not_measured():
+    rows = [row("a", 1, k2=(10.0, 5.0, True), k4=(20.0, 5.0, True)),
+            row("b", 1, k2=(90.0, 90.0, True)),  # its 4 copies did not fit
+            row("c", 3, k2=(30.0, 10.0, False))]
+    got = pooled(rows, [2, 4])
+    assert got["all"]["2"]["speedup"] == pytest.approx(130 / 105)
+    assert got["all"]["2"]["substrates"] == 3
+    assert (got["all"]["2"]["lowest"], got["all"]["2"]["highest"]) == (1.0, 3.0)
+    assert got["all"]["4"] == {"substrates": 1, "speedup": 4.0, "lowest": 4.0, "highest": 4.0, "agree": True}
+    assert got["L1"]["2"]["speedup"] == pytest.approx(100 / 95) and got["L1"]["2"]["agree"]
+    assert not got["all"]["2"]["agree"] and not got["L3"]["2"]["agree"], "a differing output is never pooled away"
+    assert "4" not in got["L3"]
+
+
+def test_streams_must_be_counts_of_two_or_more():
+    assert bench_streams.parse_ks("8,2,4,2") == [2, 4, 8]
+    for bad in ("1,2", "two", ""):
+        with pytest.raises(Exception, match="--streams"):
+            bench_streams.parse_ks(bad)
+
+
+def test_the_command_names_a_missing_file_and_needs_a_gpu(kmut_cmd, tmp_path):
+    missing = subprocess.run([*kmut_cmd, "bench", "streams", str(tmp_path / "nope.py")], capture_output=True, text=True, cwd=ROOT)
+    assert missing.returncode != 0 and "nope.py" in missing.stderr
+    if cuda_available():
+        return
+    got = subprocess.run([*kmut_cmd, "bench", "streams", "substrates/accepted/L1p19_relu.py"], capture_output=True, text=True, cwd=ROOT)
+    assert got.returncode != 0 and "needs a CUDA GPU" in got.stderr
+
+
+@pytest.mark.gpu
+def test_two_substrates_on_streams_give_their_serial_outputs_bit_for_bit():
+    import torch
+
+    device = torch.device("cuda", 0)
+    for path in ("substrates/accepted/L2p76_gemm_add_relu.py", "substrates/accepted/L3p4_lenet5.py"):
+        r = bench_streams.measure(ROOT / path, [2], 2, 0.5, torch, device)
+        assert r["steps"] >= 1 and r["one_ms"] > 0 and r["copy_bytes"] > 0
+        m = r["k"]["2"]
+        assert m["outputs_agree"], f"{path}: a copy's output differs between one stream and two"
+        assert m["serial_ms"] > 0 and m["concurrent_ms"] > 0
