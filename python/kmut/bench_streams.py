@@ -169,10 +169,24 @@ def bits_of(t: Any, torch: Any) -> Any:
     return t.detach().contiguous().view(-1).view(torch.uint8)
 
 
-def measure(path: Path, ks: list[int], repeat: int, fraction: float, torch: Any, device: Any) -> dict[str, Any]:
+def passes_for(k: int, one_ms: float, repeat: int, seconds_left: float) -> int:
+    """How many timed passes at k copies fit in what is left of a substrate's time: `repeat`
+    if they all do, else as many as fit (a pass is at most 2k copies' time: k serially, then k
+    at once), else 0 (k is left out). 3 passes at k = 2, 4 and 8 are 84 copies' time, and the
+    original's run on one VGG19 column took about 7 s in a 2026-12-06 workers log (its per-step
+    capture included)."""
+    per_pass = 2 * k * one_ms / 1e3
+    if per_pass <= 0:
+        return repeat
+    return max(0, min(repeat, int(seconds_left // per_pass)))
+
+
+def measure(path: Path, ks: list[int], repeat: int, fraction: float, torch: Any, device: Any,
+            seconds: float = 10.0) -> dict[str, Any]:
     """One substrate's row: its serial time for one copy, and per k its serial and concurrent
-    medians, the speedup and whether the outputs agree; ks whose copies would not fit in
-    `fraction` of the device's free memory are listed in `skipped`."""
+    medians, the speedup and whether the outputs agree. A k whose copies would not fit in
+    `fraction` of the device's free memory, or whose one pass would not fit in what is left of
+    `seconds` (counted from the first timed pass), is listed in `skipped` with the reason."""
     start = time.perf_counter()
     sub = Substrate(path, torch, device)
     main = torch.cuda.current_stream(device)
@@ -185,19 +199,25 @@ def measure(path: Path, ks: list[int], repeat: int, fraction: float, torch: Any,
     before = torch.cuda.memory_allocated(device)
     one = [sub.build()]
     per_copy = max(1, torch.cuda.memory_allocated(device) - before)
-    single = statistics.median(sub.run(one, [main]) for _ in range(repeat))
+    clock = time.perf_counter()
+    times = [sub.run(one, [main])]
+    # More single passes only within a third of the substrate's seconds.
+    while len(times) < repeat and (time.perf_counter() - clock) + times[-1] / 1e3 < seconds / 3:
+        times.append(sub.run(one, [main]))
+    single = statistics.median(times)
     del one
     free = torch.cuda.mem_get_info(device)[0]
     fits = int(free * fraction // per_copy)
     row: dict[str, Any] = {"substrate": sub.fields["name"], "level": sub.fields["level"], "steps": steps,
-                           "copy_bytes": per_copy, "one_ms": single, "k": {}, "skipped": []}
+                           "copy_bytes": per_copy, "one_ms": single, "k": {}, "skipped": {}}
     for k in ks:
-        if k > fits:
-            row["skipped"].append(k)
+        passes = passes_for(k, single, repeat, seconds - (time.perf_counter() - clock))
+        if k > fits or passes == 0:
+            row["skipped"][str(k)] = "memory" if k > fits else "time"
             continue
         streams = [torch.cuda.Stream(device) for _ in range(k)]
         serial, concurrent, agree = [], [], True
-        for _ in range(repeat):
+        for _ in range(passes):
             copies = [sub.build() for _ in range(k)]
             serial.append(sub.run(copies, [main]))
             want = [bits_of(out, torch).clone() for _, (out, _steps) in copies]
@@ -207,7 +227,8 @@ def measure(path: Path, ks: list[int], repeat: int, fraction: float, torch: Any,
             agree = agree and all(torch.equal(w, bits_of(out, torch)) for w, (_, (out, _steps)) in zip(want, copies))
             del copies, want
         s, c = statistics.median(serial), statistics.median(concurrent)
-        row["k"][str(k)] = {"serial_ms": s, "concurrent_ms": c, "speedup": s / c if c > 0 else None, "outputs_agree": agree}
+        row["k"][str(k)] = {"serial_ms": s, "concurrent_ms": c, "speedup": s / c if c > 0 else None, "outputs_agree": agree,
+                            "passes": passes}
     row["secs"] = time.perf_counter() - start
     del sub
     torch.cuda.empty_cache()
@@ -237,7 +258,8 @@ def table(result: dict[str, Any]) -> str:
         cells = []
         for k in ks:
             m = r["k"].get(str(k))
-            cells.append(f"{'(no room)':<13}" if m is None else f"{m['speedup']:>6.2f}x{'' if m['outputs_agree'] else ' DIFF':<6}")
+            why = {"memory": "(no room)", "time": "(no time)"}.get(r["skipped"].get(str(k), ""), "-")
+            cells.append(f"{why:<13}" if m is None else f"{m['speedup']:>6.2f}x{'' if m['outputs_agree'] else ' DIFF':<6}")
         lines.append(f"{r['substrate']:<43} {r['steps']:>5}  {r['one_ms']:>11.2f}  " + "  ".join(f"{c:<13}" for c in cells))
     lines.append("")
     lines.append("pooled (summed serial time over summed concurrent time; lowest to highest substrate):")
@@ -258,10 +280,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=3, help="timed passes per figure, the median kept (default 3)")
     p.add_argument("--memory-fraction", type=float, default=0.5,
                    help="the share of the device's free memory the copies may take (default 0.5)")
+    p.add_argument("--seconds", type=float, default=10.0,
+                   help="timed passes per substrate stop at about this many seconds; a k that no longer fits is left out (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     args = p.parse_args(argv)
-    if args.repeat < 1 or not 0 < args.memory_fraction <= 1:
-        p.error("--repeat must be positive and --memory-fraction in (0, 1]")
+    if args.repeat < 1 or not 0 < args.memory_fraction <= 1 or args.seconds <= 0:
+        p.error("--repeat and --seconds must be positive and --memory-fraction in (0, 1]")
     paths = args.substrates or sorted(Path("substrates/accepted").glob("L*.py"))
     missing = [str(x) for x in paths if not x.is_file()]
     if missing:
@@ -279,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     for i, path in enumerate(chosen, 1):
         print(f"[{i}/{len(chosen)}] {path.name}", file=sys.stderr, flush=True)
         try:
-            rows.append(measure(path, args.streams, args.repeat, args.memory_fraction, torch, device))
+            rows.append(measure(path, args.streams, args.repeat, args.memory_fraction, torch, device, args.seconds))
         except Exception as e:  # noqa: BLE001 - one substrate's failure (out of memory, a broken file) is reported, not fatal
             rows.append({"substrate": path.stem, "level": level_of(path), "error": f"{type(e).__name__}: {str(e)[:300]}"})
             torch.cuda.empty_cache()

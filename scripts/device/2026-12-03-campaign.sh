@@ -73,9 +73,11 @@ fi
 [ "${COMPILE_BENCH:-0}" = 1 ] && python3 -m kmut bench compile substrates/accepted/*.py --sample 256 --threads "$(nproc)" 2>&1 | grep -v -i warn | grep -v nn.Trans | tail -n 4
 # Eighth session of 2026-12-06: issue 21's streams lever, measured before it is built: a sample of
 # originals' kernels, k copies serially on one stream against k streams at once (`kmut bench
-# streams`; STREAMS_SAMPLE substrates, default 24; not yet timed on a device). The table goes to streams.txt.
+# streams`; STREAMS_SAMPLE substrates, default 24, at most STREAMS_SECONDS of timed passes each,
+# default 6, plus loading each: not yet timed on a device). The table goes to streams.txt.
 if [ "${STREAMS_BENCH:-0}" = 1 ]; then
-  python3 -m kmut bench streams --sample "${STREAMS_SAMPLE:-24}" --streams 2,4,8 > "$L/streams.txt" 2> "$L/streams-progress.txt"
+  python3 -m kmut bench streams --sample "${STREAMS_SAMPLE:-24}" --streams 2,4,8 --seconds "${STREAMS_SECONDS:-6}" \
+    > "$L/streams.txt" 2> "$L/streams-progress.txt"
   stamp "bench streams exit $?"; grep -A 6 '^pooled' "$L/streams.txt"
 fi
 SCRATCH=${SCRATCH:-/dev/shm/kmut-scratch-campaign}; mkdir -p "$SCRATCH"

@@ -85,3 +85,12 @@ def test_two_substrates_on_streams_give_their_serial_outputs_bit_for_bit():
         m = r["k"]["2"]
         assert m["outputs_agree"], f"{path}: a copy's output differs between one stream and two"
         assert m["serial_ms"] > 0 and m["concurrent_ms"] > 0
+
+
+def test_passes_shrink_to_the_time_left_and_a_k_that_cannot_run_once_is_left_out():
+    # One copy 100 ms: a pass at k=4 is at most 0.8 s (4 serially, then 4 at once).
+    assert bench_streams.passes_for(4, 100.0, 3, 10.0) == 3
+    assert bench_streams.passes_for(4, 100.0, 3, 1.7) == 2
+    assert bench_streams.passes_for(4, 100.0, 3, 0.79) == 0
+    assert bench_streams.passes_for(8, 2000.0, 3, 6.0) == 0, "a large network's copies at k=8 do not fit 6 s"
+    assert bench_streams.passes_for(2, 0.0, 3, 0.0) == 3, "copies too quick to time still get every pass"

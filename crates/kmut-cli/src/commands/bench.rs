@@ -211,6 +211,7 @@ pub fn streams(args: &crate::args::BenchStreamsArgs, env: &Environment) -> anyho
     let mut cmd = std::process::Command::new(&env.python);
     cmd.args(["-m", "kmut.bench_streams", "--sample", &args.sample.to_string(), "--streams", &args.streams]);
     cmd.args(["--repeat", &args.repeat.to_string(), "--memory-fraction", &args.memory_fraction.to_string()]);
+    cmd.args(["--seconds", &args.seconds.to_string()]);
     if args.json {
         cmd.arg("--json");
     }
