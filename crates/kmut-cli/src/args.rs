@@ -813,7 +813,7 @@ pub struct BenchStreamsArgs {
     #[arg(long, default_value_t = 0.5)]
     pub memory_fraction: f64,
     /// Seconds of timed passes per substrate: fewer passes, or none, for a k that would run
-    /// past them (a large network's copy at the official sizes takes seconds).
+    /// past them (a large network's copy at the official sizes may take seconds).
     #[arg(long, default_value_t = 10.0)]
     pub seconds: f64,
     /// Print the figures as one JSON object instead of a table.
