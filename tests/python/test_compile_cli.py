@@ -154,3 +154,19 @@ def test_bench_compile_measures_the_same_images_on_every_pass(kmut_cmd):
     assert re.search(r"one thread: [\d.]+ ms per mutant", out.stdout)
     assert re.search(r"2 threads of one process: [\d.]+ mutants/s", out.stdout)
     assert re.search(r"2 NVRTC processes \(kmut compile's pool\): [\d.]+ mutants/s", out.stdout)
+    # The stage's other images: one substrate with one kernel has one cut original for all six.
+    [(distinct, made_originals)] = re.findall(r"cut originals of the sample's scopes: (\d+) distinct \((\d+) made\)", out.stdout)
+    assert (int(distinct), int(made_originals)) == (1, 1), out.stdout
+
+
+def test_bench_compile_times_the_cut_originals_of_a_pipeline_s_scopes(kmut_cmd):
+    """A pipeline's mutants reach different kernels, so the sample's cut originals are several;
+    both passes (one at a time, the pool) must make every one of them."""
+    import re
+
+    lenet = str(next(p for p in ACCEPTED if p.stem == "L3p4_lenet5"))
+    out = subprocess.run([*kmut_cmd, "bench", "compile", lenet, "--sample", "12", "--threads", "2"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    [(distinct, made)] = re.findall(r"cut originals of the sample's scopes: (\d+) distinct \((\d+) made\)", out.stdout)
+    assert 2 <= int(distinct) <= 12 and made == distinct, out.stdout
+    assert re.search(r"pool of 2: [\d.]+ originals/s \([\d.]+x one at a time\)", out.stdout)

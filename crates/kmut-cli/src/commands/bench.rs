@@ -46,22 +46,30 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
     let opts = crate::args::CompileOptions { arch: args.arch.clone(), threads: args.threads, cache: None, no_cache: true, nvrtc: None };
     let compiler = super::compile::open_compiler(&opts, env)?;
     let rules: Vec<_> = RULES.iter().collect();
+    // Each mutant's source beside the original cut to the same kernels (what it is classified
+    // against): the compile stage compiles both.
     let mut sources = Vec::new();
+    let mut originals = Vec::new();
     for p in &args.substrates {
         let d = (env.describe)(p).with_context(|| format!("could not read the substrate `{}`", p.display()))?;
         // As the compile stage does: each mutant with only the kernels its fault reaches.
         let scopes = kmut_compile::Scopes::parse(&d).unwrap_or_else(|_| kmut_compile::Scopes::whole(&d));
         for m in kmut_rules::mutate(&d, &rules)?.mutants {
             if let MutantKind::Source { edits } = &m.mutation {
+                let cuts = scopes.cuts(&scopes.of(&m));
                 let mut all = edits.clone();
-                all.extend(scopes.cuts(&scopes.of(&m)));
+                all.extend(cuts.iter().cloned());
                 sources.push(apply_edits(&d.cuda, &all));
+                originals.push(apply_edits(&d.cuda, &cuts));
             }
         }
     }
     anyhow::ensure!(!sources.is_empty(), "the substrates have no source mutants");
     let step = (sources.len() / args.sample.max(1)).max(1);
     let sample: Vec<&String> = sources.iter().step_by(step).take(args.sample.max(1)).collect();
+    // The distinct cut originals of the sampled mutants, in first-seen order.
+    let mut seen = std::collections::HashSet::new();
+    let cut_originals: Vec<&String> = originals.iter().step_by(step).take(args.sample.max(1)).filter(|o| seen.insert(o.as_str())).collect();
     let options = kmut_nvrtc::Options { arch: args.arch.clone(), extra: Vec::new() };
     let version = compiler.version()?;
     // Every pass counts the images it made: a pass whose compiler rejected sources the others
@@ -124,7 +132,38 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
     };
     println!("{threads} threads of one process: {}", rate(threaded.secs));
     println!("{} NVRTC processes (kmut compile's pool): {}", pool.size(), rate(pooled.secs));
+    originals_pass(&compiler, &pool, &cut_originals, &options)?;
     Ok(ExitStatus::Success)
+}
+
+/// The compile stage's other images: the originals cut to the sampled mutants' scopes, compiled
+/// one at a time on the process's compiler (as the stage did before 2026-12-06) and side by
+/// side on the pool (as it does since), longest first; both passes must make the same images.
+fn originals_pass(
+    compiler: &dyn kmut_compile::Compile,
+    pool: &kmut_compile::ProcessPool,
+    cut: &[&String],
+    options: &kmut_nvrtc::Options,
+) -> anyhow::Result<()> {
+    let cut = kmut_compile::longest_first(cut.to_vec(), |s| s.len());
+    let serial = parallel_pass(compiler, &cut, 1, options);
+    let pooled = parallel_pass(pool, &cut, pool.size(), options);
+    anyhow::ensure!(
+        serial.failures == 0 && pooled.failures == 0 && serial.made == pooled.made,
+        "the cut originals' passes made different images ({} one at a time, {} on the pool)",
+        serial.made,
+        pooled.made
+    );
+    println!(
+        "cut originals of the sample's scopes: {} distinct ({} made); one at a time {:.1} ms each; pool of {}: {:.1} originals/s ({:.2}x one at a time)",
+        cut.len(),
+        serial.made,
+        serial.secs * 1e3 / cut.len() as f64,
+        pool.size(),
+        cut.len() as f64 / pooled.secs,
+        serial.secs / pooled.secs
+    );
+    Ok(())
 }
 
 /// What one timed parallel pass of `kmut bench compile` did.
