@@ -104,6 +104,22 @@ def pooled(rows: list[dict[str, Any]], ks: list[int]) -> dict[str, dict[str, Any
     return out
 
 
+def floor(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The kernel time an evaluation costs at least, if it ran the original's kernels alone on
+    the GPU: the mean single-copy time over the measured substrates, each weighing the same
+    (as in `kmut bench run`'s sample, stratified over substrates), overall and per level, and the
+    evaluations per second that time allows with one kernel at a time on the device. Mutants
+    that crash early or replay steps cost less, the comparison and preparation more: a yardstick
+    for issue 21's 15/s, not a measured rate."""
+    ones = [r["one_ms"] for r in rows]
+    levels: dict[str, list[float]] = {}
+    for r in rows:
+        levels.setdefault(f"L{r['level']}", []).append(r["one_ms"])
+    mean = sum(ones) / len(ones) if ones else None
+    return {"substrates": len(ones), "mean_one_ms": mean, "per_s": 1e3 / mean if mean else None,
+            "levels": {lv: sum(v) / len(v) for lv, v in sorted(levels.items())}}
+
+
 class Substrate:
     """One substrate's original, loaded and compiled for the device, with its official inputs."""
 
@@ -267,6 +283,11 @@ def table(result: dict[str, Any]) -> str:
         cells = [f"k={k}: {v['speedup']:.2f}x over {v['substrates']} ({v['lowest']:.2f}-{v['highest']:.2f})"
                  f"{'' if v['agree'] else ', outputs DIFFER'}" for k, v in per_k.items() if v["speedup"] is not None]
         lines.append(f"  {group:<4} " + ("; ".join(cells) or "nothing measured"))
+    f = result["floor"]
+    if f["mean_one_ms"]:
+        by_level = ", ".join(f"{lv} {ms:.1f} ms" for lv, ms in f["levels"].items())
+        lines.append(f"one copy at a time: {f['mean_one_ms']:.1f} ms on average over {f['substrates']} substrates ({by_level}): "
+                     f"at most {f['per_s']:.1f} evaluations/s if each ran the original's kernels, one kernel on the device at a time")
     lines.append("What this leaves out: each evaluation's comparison and checks, column preparation, and containment "
                  "(a fault poisons every evaluation in flight in the context). A bound on the kernels' share, not a run's throughput.")
     return "\n".join(lines)
@@ -309,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
             torch.cuda.empty_cache()
     ok = [r for r in rows if "error" not in r]
     result = {"device": torch.cuda.get_device_name(device), "streams": args.streams, "repeat": args.repeat, "rows": rows,
-              "pooled": pooled(ok, args.streams)}
+              "pooled": pooled(ok, args.streams), "floor": floor(ok)}
     print(json.dumps(result) if args.json else table(result))
     agree = all(v["agree"] for per_k in result["pooled"].values() for v in per_k.values())
     return 0 if ok and agree else 1

@@ -94,3 +94,24 @@ def test_passes_shrink_to_the_time_left_and_a_k_that_cannot_run_once_is_left_out
     assert bench_streams.passes_for(4, 100.0, 3, 0.79) == 0
     assert bench_streams.passes_for(8, 2000.0, 3, 6.0) == 0, "a large network's copies at k=8 do not fit 6 s"
     assert bench_streams.passes_for(2, 0.0, 3, 0.0) == 3, "copies too quick to time still get every pass"
+
+
+def test_the_floor_weighs_each_substrate_the_same_and_says_what_rate_it_allows():
+    rows = [{"level": 1, "one_ms": 10.0}, {"level": 2, "one_ms": 390.0}, {"level": 2, "one_ms": 200.0}]
+    f = bench_streams.floor(rows)
+    assert f["substrates"] == 3 and f["mean_one_ms"] == pytest.approx(200.0)
+    assert f["per_s"] == pytest.approx(5.0), "200 ms of kernels per evaluation allow 5 evaluations/s"
+    assert f["levels"] == {"L1": 10.0, "L2": 295.0}
+    assert bench_streams.floor([])["per_s"] is None, "nothing measured is no rate"
+
+
+def test_the_table_prints_the_pooled_speedup_and_the_floor():
+    rows = [{"substrate": "L1p1_x", "level": 1, "steps": 1, "one_ms": 4.0, "skipped": {"8": "memory"},
+             "k": {"2": {"serial_ms": 8.0, "concurrent_ms": 4.0, "speedup": 2.0, "outputs_agree": True}}},
+            {"substrate": "L3p1_y", "error": "RuntimeError: out of memory"}]
+    ok = rows[:1]
+    text = bench_streams.table({"device": "test", "streams": [2, 8], "repeat": 3, "rows": rows,
+                                "pooled": pooled(ok, [2, 8]), "floor": bench_streams.floor(ok)})
+    assert "2.00x" in text and "(no room)" in text and "failed: RuntimeError" in text
+    assert "k=2: 2.00x over 1 (2.00-2.00)" in text
+    assert "at most 250.0 evaluations/s" in text
