@@ -331,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(measure(path, args.streams, args.repeat, args.memory_fraction, torch, device, args.seconds))
         except Exception as e:  # noqa: BLE001 - one substrate's failure (out of memory, a broken file) is reported, not fatal
             rows.append({"substrate": path.stem, "level": level_of(path), "error": f"{type(e).__name__}: {str(e)[:300]}"})
+            gc.collect()
             torch.cuda.empty_cache()
     ok = [r for r in rows if "error" not in r]
     result = {"device": torch.cuda.get_device_name(device), "streams": args.streams, "repeat": args.repeat, "rows": rows,
