@@ -39,39 +39,25 @@ dies of SIGSEGV, which the orchestrator records as a `memory_fault`.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import gc
-import hashlib
 import json
 import math
-import mmap
 import os
 import struct
 import sys
-import threading
 import time
 import traceback
-from dataclasses import dataclass, replace
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
-from . import generators, jsonlines
+from . import generators, jsonlines, replay
 from .compare import compare
+from .guards import CANARY_BYTE, CPU_CANARY_BYTE, canaries_intact, checksum, guard_buffers, guarded_copy
 from .machine import MachineFailure, TooLarge, environment_failure, first_line
-
-# Elements of canary before and after every buffer `launch` allocates: an index one row off
-# lands in them, not in a neighbouring allocation.
-CANARY_ELEMENTS = 16384
-# The byte written into canaries on a GPU: 0xA5A5A5A5 is a tiny negative float (-2.9e-16), close
-# to the zeros an official run most often reads past a buffer, so an out-of-bounds read does not
-# kill a mutant the official harness would pass; the canary check still sees the writes.
-CANARY_BYTE = 0xA5
-# On the CPU backend canaries are NaN (0xFF.. is a NaN in every float format, -1 in integers):
-# an out-of-bounds read poisons the output, and past the canaries an inaccessible page turns
-# the access into a memory fault.
-CPU_CANARY_BYTE = 0xFF
-PAGE = mmap.PAGESIZE
+from .phases import Phases
+from .replay import Tail, launch_key
+from .scratch import Scratch, on_cpu
+from .transforms import FlooringCdiv, apply_transform
 
 
 def emit(event: str, **data: Any) -> None:
@@ -80,232 +66,6 @@ def emit(event: str, **data: Any) -> None:
 
 def progress(msg: str) -> None:
     print(f"  [worker {os.getpid()}] {msg}", file=sys.stderr, flush=True)
-
-
-# --- Pure tensor helpers (testable on the CPU) ---------------------------------------------------
-
-
-def scratch_key(*parts: Any) -> str:
-    """A scratch file's name for what `parts` (JSON values) describe: the same for every worker."""
-    return hashlib.sha256(json.dumps(list(parts), sort_keys=True).encode()).hexdigest()[:24]
-
-
-def checksum(tensors: list[Any], torch: Any) -> str:
-    """A cheap content hash of tensors, computed where they live: the sum of their 32-bit words
-    (bytes when the size is odd) and a position-weighted sum of the first words, so that a
-    changed or swapped value changes it. The sums of every tensor on one device come back in
-    one transfer: a level-3 network's hundreds of weights cost one synchronisation after every
-    evaluation, not two each."""
-    described: list[Any] = []
-    pending: dict[Any, list[tuple[int, Any]]] = {}
-    for i, t in enumerate(tensors):
-        if not isinstance(t, torch.Tensor):
-            described.append(repr(t))
-            continue
-        raw = t.detach().contiguous().view(-1).view(torch.uint8)
-        words = raw.view(torch.int32) if raw.numel() % 4 == 0 else raw
-        head = words[:1021].to(torch.int64)
-        weights = torch.arange(1, 1 + head.numel(), device=words.device, dtype=torch.int64)
-        sums = torch.stack([words.sum(dtype=torch.int64), (head * weights).sum()])
-        pending.setdefault(words.device, []).append((i, sums))
-        described.append(f"{t.dtype}:{tuple(t.shape)}")
-    for items in pending.values():
-        values = torch.stack([s for _, s in items]).tolist()
-        for (i, _), (total, weighted) in zip(items, values):
-            described[i] = f"{described[i]}:{total}:{weighted}"
-    return hashlib.sha256("|".join(described).encode()).hexdigest()
-
-
-def canary_pattern(n_bytes: int, device: Any, torch: Any, byte: int = CANARY_BYTE) -> Any:
-    return torch.full((n_bytes,), byte, dtype=torch.uint8, device=device)
-
-
-_PROT_NONE = 0
-_LIBC: Any = None
-
-
-def _mprotect(address: int, length: int) -> None:
-    global _LIBC
-    if _LIBC is None:
-        _LIBC = ctypes.CDLL(None, use_errno=True)
-        _LIBC.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    if _LIBC.mprotect(address, length, _PROT_NONE) != 0:
-        raise OSError(ctypes.get_errno(), f"mprotect of a guard page failed: {os.strerror(ctypes.get_errno())}")
-
-
-def guarded_cpu_bytes(n_bytes: int, fill: int, torch: Any) -> Any:
-    """`n_bytes` of CPU memory (a uint8 tensor filled with `fill`) between two inaccessible
-    pages: the tensor starts 64-byte aligned and ends at most 63 bytes below the upper page, so
-    an access past either end faults (SIGSEGV) instead of reading or corrupting a neighbour.
-    The mapping lives as long as the tensor (and its views)."""
-    size = -(-max(n_bytes, 1) // 64) * 64
-    span = -(-size // PAGE) * PAGE
-    region = mmap.mmap(-1, span + 2 * PAGE)
-    whole = torch.frombuffer(region, dtype=torch.uint8)
-    base = whole.data_ptr()
-    _mprotect(base, PAGE)
-    _mprotect(base + PAGE + span, PAGE)
-    usable = whole[PAGE : PAGE + span]
-    usable.fill_(fill)
-    start = span - size
-    return usable[start : start + n_bytes]
-
-
-def allocate(n_bytes: int, device: Any, fill: int, torch: Any) -> Any:
-    """A uint8 buffer filled with `fill`: guarded by inaccessible pages on the CPU, plain on a GPU."""
-    if device.type == "cpu":
-        return guarded_cpu_bytes(n_bytes, fill, torch)
-    return torch.full((n_bytes,), fill, dtype=torch.uint8, device=device)
-
-
-def guarded_copy(t: Any, torch: Any) -> Any:
-    """A CPU input moved between NaN canaries and guard pages (a copy: the master stays clean)."""
-    if not isinstance(t, torch.Tensor) or t.device.type != "cpu" or not t.is_contiguous():
-        return t.clone() if isinstance(t, torch.Tensor) else t
-    body = t.numel() * t.element_size()
-    pad = CANARY_ELEMENTS * t.element_size()
-    whole = guarded_cpu_bytes(body + 2 * pad, CPU_CANARY_BYTE, torch)
-    whole[pad : pad + body].copy_(t.reshape(-1).view(torch.uint8))
-    return whole[pad : pad + body].view(t.dtype).view(t.shape)
-
-
-@dataclass
-class Guarded:
-    """A buffer `launch` allocated, moved into a larger allocation with canaries either side."""
-
-    old_ptr: int
-    whole: Any  # uint8 view of the whole allocation
-    body_bytes: int
-    pad_bytes: int
-    byte: int = CANARY_BYTE
-
-    def intact(self, torch: Any) -> bool:
-        return canaries_intact([self], torch)
-
-    def hit(self, pattern: Any) -> Any:
-        """Whether a canary byte changed, as a device boolean (no synchronisation)."""
-        head = self.whole[: self.pad_bytes]
-        tail = self.whole[self.pad_bytes + self.body_bytes :]
-        return (head != pattern).any() | (tail != pattern).any()
-
-
-@dataclass
-class Tail:
-    """The steps after a mutant's last changed one (`Worker.tail_from`): `check` says, right
-    after step `last`, whether they may be replayed from `kept`; `replayed` counts those that
-    were."""
-
-    last: int
-    kept: list[Any]
-    check: Callable[[], bool]
-    replayed: int = 0
-
-
-def bits(t: Any, torch: Any) -> Any:
-    """A tensor's elements as integers of the same width, so that comparing two tensors
-    compares their bits (a float comparison takes +0 for -0 and no NaN for itself)."""
-    if not t.is_floating_point() and not t.is_complex():
-        return t
-    return t.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
-
-
-def canaries_intact(guards: list[Guarded], torch: Any) -> bool:
-    """Whether every guard's canaries are as written: one pattern per canary size and one
-    transfer per device for all of them (a level-3 pipeline guards a hundred buffers; two
-    synchronisations each cost more than its kernels)."""
-    patterns: dict[tuple[int, Any, int], Any] = {}
-    hits: dict[Any, list[Any]] = {}
-    for g in guards:
-        key = (g.pad_bytes, g.whole.device, g.byte)
-        if key not in patterns:
-            patterns[key] = canary_pattern(g.pad_bytes, g.whole.device, torch, g.byte)
-        hits.setdefault(g.whole.device, []).append(g.hit(patterns[key]))
-    return not any(bool(torch.stack(h).any().item()) for h in hits.values())
-
-
-def guard_buffers(steps: list[Any], out: Any, owned: set[int], torch: Any,
-                  byte: int = CANARY_BYTE) -> tuple[list[Any], Any, list[Guarded]]:
-    """Move every buffer the steps use that `launch` allocated (not an input, weight or other
-    owned storage) into an allocation with canaries before and after it. Returns the rewritten
-    steps and output, and the guards to check after the run.
-
-    A buffer's bytes are copied over as `launch` left them: torch.empty's recycled memory as in
-    the official harness, zeros for `K.zeros` buffers, and anything `launch` computed into them.
-    """
-    moved: dict[int, tuple[Any, Guarded]] = {}
-
-    def relocate(t: Any) -> Any:
-        storage = t.untyped_storage()
-        ptr = storage.data_ptr()
-        if ptr in owned:
-            return t
-        if ptr not in moved:
-            body = storage.nbytes()
-            pad = CANARY_ELEMENTS * t.element_size()
-            whole = allocate(body + 2 * pad, t.device, byte, torch)
-            old = torch.empty(0, dtype=torch.uint8, device=t.device).set_(storage, 0, (body,))
-            whole[pad : pad + body].copy_(old)
-            body_view = whole[pad : pad + body]
-            moved[ptr] = (body_view, Guarded(ptr, whole, body, pad, byte))
-        body_view, _ = moved[ptr]
-        typed = body_view.view(t.dtype)
-        # as_strided counts its offset from the start of the whole allocation, canary included.
-        return typed.as_strided(tuple(t.shape), tuple(t.stride()), typed.storage_offset() + t.storage_offset())
-
-    new_steps = [replace(s, tensors=[relocate(t) for t in s.tensors]) for s in steps]
-    new_out = relocate(out)
-    return new_steps, new_out, [g for _, g in moved.values()]
-
-
-def launch_key(s: Any) -> tuple[Any, ...]:
-    """What makes two launches of a step the same launch: the kernel, grid, block, scalar
-    arguments and each tensor argument's shape, strides and dtype (not its address: every run
-    allocates its own buffers)."""
-    return (s.kernel, tuple(s.grid), tuple(s.block), tuple(s.scalar_bytes()),
-            tuple((tuple(t.shape), tuple(t.stride()), str(t.dtype)) for t in s.tensors))
-
-
-def transformed_step(transform: dict[str, Any] | None) -> int | None:
-    """The step a launch mutant's descriptor change applies to: every kind names one but
-    `cdiv_floor`, which acts inside `launch` (None, as without a transform)."""
-    if not transform or transform["transform"] == "cdiv_floor":
-        return None
-    return int(transform["step"])
-
-
-def apply_transform(steps: list[Any], transform: dict[str, Any] | None) -> list[Any]:
-    """Apply a launch mutant's descriptor change (all but `cdiv_floor`, which acts inside
-    `launch`). Limits are not checked here: the driver refuses an illegal launch, as it would
-    refuse the mutated host code."""
-    i = transformed_step(transform)
-    if transform is None or i is None:
-        return steps
-    kind = transform["transform"]
-    if i >= len(steps):
-        raise ValueError(f"launch transform {transform} names step {i} of {len(steps)}")
-    s = steps[i]
-    if kind == "swap_grid_block":
-        s = replace(s, grid=s.block, block=s.grid)
-    elif kind == "grid_x":
-        s = replace(s, grid=(s.grid[0] + transform["delta"], s.grid[1], s.grid[2]))
-    elif kind == "block_x":
-        s = replace(s, block=(s.block[0] + transform["delta"], s.block[1], s.block[2]))
-    else:
-        raise ValueError(f"unknown launch transform {kind!r}")
-    return [*steps[:i], s, *steps[i + 1 :]]
-
-
-class FlooringCdiv:
-    """K.cdiv that rounds the `call`-th call (0-based, per launch) down."""
-
-    def __init__(self, call: int):
-        self.call = call
-        self.count = 0
-
-    def __call__(self, a: int, b: int) -> int:
-        n = self.count
-        self.count += 1
-        return a // b if n == self.call else (a + b - 1) // b
 
 
 # --- The worker --------------------------------------------------------------------------------
@@ -350,8 +110,8 @@ class Worker:
             torch.cuda.set_device(self.device)
             torch.cuda.init()
         self.memory_total = None if self.cpu else torch.cuda.mem_get_info(self.device)[1]
-        self.scratch = scratch
-        self.scratch_bytes = scratch_bytes
+        # The folder the run's workers share for drawn inputs and validity verdicts, if any.
+        self.scratch = Scratch(scratch, scratch_bytes, torch, progress) if scratch is not None else None
         self.substrates: dict[str, Any] = {}
         self.column: dict[str, Any] | None = None
         self.original_out: Any = None
@@ -363,7 +123,6 @@ class Worker:
         # the steps after its last changed one (`tail_from`, `converged`); --no-skip-tail or
         # KMUT_TAIL=run turns it off.
         self.skip_tail = os.environ.get("KMUT_TAIL") != "run"
-        self.writer: threading.Thread | None = None  # the scratch write in flight (save_scratch)
         # The column's phases while the original runs on it (`prepare`), split further there.
         self.phases: Phases | None = None
         # Input bytes by (substrate, sizes), from shapes on the meta device (`refuse_oversized`).
@@ -404,23 +163,11 @@ class Worker:
             self.torch.cuda.empty_cache()
 
     def draw(self, sub: dict[str, Any], name: str, seed: int, sizes: dict[str, int], make: Any) -> list[Any]:
-        """The CPU inputs of one column, `make()` drawing them (the master copy; a generator that
-        draws on the device, as v0.1's L1/97 does, is moved to the CPU): from the scratch cache,
-        or drawn and cached there."""
-        torch = self.torch
-        cached = None
-        if self.scratch is not None:
-            safe = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
-            cached = self.scratch / f"{sub['fields']['name']}-{safe}-{seed}-{scratch_key(sub['path'], name, seed, sizes)}.pt"
-            if cached.exists():
-                try:
-                    return list(torch.load(cached, mmap=True, weights_only=True))
-                except Exception as e:  # noqa: BLE001 - a half-written or foreign file: draw again
-                    progress(f"scratch file {cached} unreadable ({e}); drawing again")
-        inputs = [t.cpu() if isinstance(t, torch.Tensor) else t for t in make()]
-        if cached is not None:
-            self.save_scratch(cached, inputs)
-        return inputs
+        """The CPU inputs of one column, `make()` drawing them (the master copy): from the shared
+        scratch folder when the run has one (`Scratch.inputs`), else drawn here."""
+        if self.scratch is None:
+            return on_cpu(make(), self.torch)
+        return self.scratch.inputs(sub, name, seed, sizes, make)
 
     def generated(self, sub: dict[str, Any], spec: Any, seed: int, sizes: dict[str, int]) -> Any:
         """A generated column's recipe: a callable that returns its working inputs (at
@@ -453,43 +200,6 @@ class Worker:
         from .fastrand import Drawing
 
         return Drawing(self.torch)
-
-    def save_scratch(self, path: Path, inputs: list[Any]) -> None:
-        """Write a drawn column to the scratch folder for the other workers, on a background
-        thread: the file is for later preparations (a replaced worker's, another worker's), so
-        this one goes on to its reference and original run instead of waiting for a write of
-        up to gigabytes (official level-1 inputs). One write at a time; the file appears under
-        its name only once complete."""
-        torch = self.torch
-        size = sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
-        try:
-            used = sum(p.stat().st_size for p in path.parent.glob("*.pt"))
-        except OSError as e:
-            progress(f"could not cache inputs in {path.parent}: {e}")
-            return
-        if used + size > self.scratch_bytes:
-            return
-        self.finish_scratch()
-        self.writer = threading.Thread(target=self._write_scratch, args=(path, inputs), name="kmut-scratch-writer")
-        self.writer.start()
-
-    def _write_scratch(self, path: Path, inputs: list[Any]) -> None:
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        try:
-            self.torch.save(inputs, tmp)
-            tmp.rename(path)
-        except Exception as e:  # noqa: BLE001 - torch.save raises RuntimeError for a missing folder; a cache miss is all it costs
-            progress(f"could not cache inputs in {path.parent}: {e}")
-            try:
-                tmp.unlink(missing_ok=True)
-            except OSError:
-                pass
-
-    def finish_scratch(self) -> None:
-        """Wait for the scratch write in flight, if any (before the next, and at exit)."""
-        if self.writer is not None:
-            self.writer.join()
-            self.writer = None
 
     def prepare(self, req: dict[str, Any]) -> None:
         torch = self.torch
@@ -605,28 +315,13 @@ class Worker:
 
     def known_validity(self, sub: dict[str, Any], name: str, seed: int, sizes: dict[str, int], margin: float) -> dict[str, Any]:
         """The validity gate's verdict on the current column: computed here, or read from the
-        scratch folder when another worker computed it for the same column and original (the
-        fp64 reference is the costliest part of preparing a generated column, and the verdict
-        does not depend on which worker draws it), and written there for the next."""
-        path = None
-        if self.scratch is not None:
-            # The original's image path names its content (the image cache is content-addressed).
-            path = self.scratch / f"validity-{scratch_key(sub['path'], name, seed, sizes, margin, sub['original_image'], self.cpu)}.json"
-            try:
-                known = json.loads(path.read_text())
-                if set(known) == {"valid", "tau64_ref", "tau64_orig"}:
-                    return known
-            except (OSError, ValueError):
-                pass
-        verdict = self.validity(margin)
-        if path is not None:
-            try:
-                tmp = path.with_suffix(f".tmp{os.getpid()}")
-                tmp.write_text(json.dumps(verdict))
-                tmp.rename(path)
-            except OSError as e:
-                progress(f"could not cache a validity verdict in {path.parent}: {e}")
-        return verdict
+        scratch folder when another worker computed it for the same column and original
+        (`Scratch.verdict`; the verdict does not depend on which worker draws the column)."""
+        if self.scratch is None:
+            return self.validity(margin)
+        # The original's image path names its content (the image cache is content-addressed).
+        key = [sub["path"], name, seed, sizes, margin, sub["original_image"], self.cpu]
+        return self.scratch.verdict(key, lambda: self.validity(margin))
 
     def validity(self, margin: float) -> dict[str, Any]:
         """Whether the current column may witness (the witness search's validity gate): the fp32
@@ -816,10 +511,11 @@ class Worker:
         steps = apply_transform(steps, transform)
         steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch, self.canary_byte)
         capture = self.step_capture(steps, original=req["eval"] < 0)
-        skip = self.prefix_steps(req, steps)
-        last = self.tail_from(req, steps)
+        skip = replay.prefix_steps(col, req, steps, self.skip_prefix)
+        last = replay.tail_from(col, req, steps, self.skip_tail)
         zeros = set(K.zero_init)
-        tail = None if last is None else Tail(last, col["steps_original"], lambda: self.converged(steps, last, guards, zeros))
+        tail = None if last is None else Tail(
+            last, col["steps_original"], lambda: replay.converged(col, steps, last, guards, zeros, self.column_sum, torch))
         mark("original_setup")
         if announce:
             emit("begin", eval=req["eval"])
@@ -882,110 +578,6 @@ class Worker:
             return  # a column prepared without capture, or a mutant whose host side changed the steps
         tol = col["sub"]["fields"].get("tolerance") or {"atol": col["sub"]["K"].DEFAULT_ATOL, "rtol": col["sub"]["K"].DEFAULT_RTOL}
         run["steps"] = depth.step_errors(col["steps_original"], capture.outputs(), tol["atol"], tol["rtol"], torch)
-
-    def replay_basis(self, req: dict[str, Any], steps: list[Any], on: bool) -> tuple[list[Any], set[str], Any, int | None] | None:
-        """What a mutant's run needs to replay any of its steps (`prefix_steps`, `tail_from`):
-        the original's kept outputs, the kernels its image holds (its scope: none for a launch
-        mutant, which has no image), its launch transform and the step that names. None for the
-        original's own run, when the replay is off (`on`), or without one kept output per step
-        on the device."""
-        col = self.column
-        kept = col.get("steps_original") if col else None
-        if req["eval"] < 0 or not on or kept is None or col.get("steps_keep") != "device" or len(kept) != len(steps):
-            return None
-        transform = req.get("transform")
-        scope = set(req.get("scope") or col["sub"]["names"]) if req.get("image") else set()
-        return kept, scope, transform, transformed_step(transform)
-
-    def prefix_steps(self, req: dict[str, Any], steps: list[Any]) -> int:
-        """How many leading steps of a mutant's run are the original's own launches: the same
-        kernel from the original image with the same descriptor, before the first step that runs
-        a kernel of the mutant's image (its scope) or whose launch its host-side change altered.
-        Those steps compute exactly what the original's run computed (the gate proves the
-        original deterministic to the bit, and a step writes only its last tensor argument, SPEC
-        section 5), so `execute` copies the original's kept outputs into their buffers instead of
-        launching them, and the mutant's kernels start from the same state. 0 for the original's
-        own run, without kept outputs on the device, or when off.
-
-        Without a host-side change the descriptor is the original's by construction (the same
-        `launch` on the same inputs); a launch transform names the step it changes; only
-        `cdiv_floor`, which acts inside `launch`, is found by comparing every launch (for a
-        6,157-step LSTM that comparison alone took 0.16 s of Python per evaluation)."""
-        basis = self.replay_basis(req, steps, self.skip_prefix)
-        if basis is None:
-            return 0
-        kept, scope, transform, step = basis
-        limit = len(steps) if step is None else step
-        # Only `cdiv_floor` changes launches without naming its step: compare them all.
-        launches = self.column["steps_launches"] if transform and step is None else None  # type: ignore[index]
-        for i, (s, orig) in enumerate(zip(steps[:limit], kept)):
-            if s.kernel in scope or orig.shape != s.output.shape or orig.dtype != s.output.dtype:
-                return i
-            if launches is not None and launch_key(s) != launches[i]:
-                return i
-        return limit
-
-    def tail_from(self, req: dict[str, Any], steps: list[Any]) -> int | None:
-        """The last step a mutant's run changes, when the steps after it could be replayed from
-        the original's kept outputs (`execute` replays them only if `converged` holds there):
-        the last step that runs a kernel of the mutant's image or whose launch its host-side
-        change altered. None for the original's own run, without kept outputs on the device,
-        when off, for a `cdiv_floor` (it may change any launch), when nothing or the last step
-        changed, or when a later step's output is not the kept one's shape and dtype."""
-        basis = self.replay_basis(req, steps, self.skip_tail)
-        if basis is None:
-            return None
-        kept, scope, transform, step = basis
-        if transform and step is None:
-            return None
-        changed = [i for i, s in enumerate(steps) if s.kernel in scope] + ([step] if step is not None else [])
-        if not changed or max(changed) >= len(steps) - 1:
-            return None
-        last = max(changed)
-        if any(o.shape != s.output.shape or o.dtype != s.output.dtype for s, o in zip(steps[last + 1 :], kept[last + 1 :])):
-            return None
-        return last
-
-    def converged(self, steps: list[Any], last: int, guards: list[Guarded], zeros: set[int]) -> bool:
-        """Whether, right after step `last` (the mutant's last changed one), everything a later
-        step can read is bit for bit what the original's run held at that point: then every
-        later step, the original's own deterministic kernel (the gate proves it so), computes
-        exactly what it computed there, and its kept output can stand in for the launch.
-
-        Checked: each output written so far (the last writer of each view) against that
-        writer's kept output, bit for bit (+0 and -0, or two NaNs, are not taken for each
-        other); each zero-initialised buffer (`K.zeros`) that no step has written yet, still
-        zero (all of these in one transfer); then, only if they all hold, the column (inputs,
-        reference, weights, kept outputs: its checksum). A `torch.empty` buffer no step has
-        written yet needs no check: the gate's NaN fill proves no output depends on what it
-        held. Anything else (a zero buffer no single written view covers) answers no, and the
-        run launches every later step, as without this."""
-        torch, col = self.torch, self.column
-        assert col is not None
-        kept = col["steps_original"]
-        writer: dict[tuple[Any, ...], int] = {}
-        written: dict[int, int] = {}  # storage address -> the bytes of its largest view written so far
-        for i in range(last + 1):
-            out = steps[i].output
-            if out.shape != kept[i].shape or out.dtype != kept[i].dtype:
-                return False
-            ptr = out.untyped_storage().data_ptr()
-            writer[(ptr, out.storage_offset(), tuple(out.shape), tuple(out.stride()), out.dtype)] = i
-            written[ptr] = max(written.get(ptr, 0), out.numel() * out.element_size())
-        flags = [bits(steps[i].output, torch).ne(bits(kept[i], torch)).any() for i in writer.values()]
-        for g in guards:
-            if g.old_ptr not in zeros:
-                continue
-            ptr = g.whole.untyped_storage().data_ptr()
-            if ptr not in written:
-                flags.append(g.whole[g.pad_bytes : g.pad_bytes + g.body_bytes].ne(0).any())
-            elif written[ptr] < g.body_bytes:
-                return False
-        if flags and bool(torch.stack(flags).any().item()):
-            return False
-        # Last, and only for a run whose outputs all agree (most that reach here do not): the
-        # checksum reads every input, weight and kept output of the column.
-        return self.column_sum() == col["sum"]
 
     def steps_layout(self) -> dict[str, Any]:
         """What the column event says of its pipeline's steps: each step's kernel and layer kind,
@@ -1057,36 +649,6 @@ class Worker:
             return probe == 16.0
         except Exception:  # noqa: BLE001 - any failure means the context is gone
             return False
-
-
-class Phases:
-    """Wall time of a column's preparation, phase by phase (the device synchronised at each
-    mark, so a phase's kernels are counted in it and not in the next), or with no device of an
-    evaluation's parts, each marked where the worker waits for the device anyway."""
-
-    def __init__(self, torch: Any, device: Any):
-        self.torch, self.device = torch, device
-        self.last = time.perf_counter()
-        self.spent: list[tuple[str, float]] = []
-
-    def mark(self, name: str) -> None:
-        if self.device is not None:
-            self.torch.cuda.synchronize(self.device)
-        now = time.perf_counter()
-        self.spent.append((name, now - self.last))
-        self.last = now
-
-    def __str__(self) -> str:
-        return " ".join(f"{name} {s * 1e3:.0f} ms" for name, s in self.spent)
-
-    def totals_ms(self) -> dict[str, float]:
-        """Milliseconds by phase, summed over repeated marks (an evaluation on the CPU runs once
-        per thread order), the names without the original's run's `original_` prefix."""
-        out: dict[str, float] = {}
-        for name, s in self.spent:
-            key = name[len("original_"):] if name.startswith("original_") else name
-            out[key] = round(out.get(key, 0.0) + s * 1e3, 3)
-        return out
 
 
 def host_available() -> int:

@@ -6,7 +6,6 @@ cheap and import-safe: nothing touches a GPU until a substrate's `launch` or `re
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 

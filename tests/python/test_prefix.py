@@ -1,5 +1,5 @@
 """A mutant's pipeline replays the steps before its first changed one from the original's kept
-outputs instead of launching them (`python/kmut/_run_worker.py`, `prefix_steps`), and the steps
+outputs instead of launching them (`python/kmut/replay.py`, `prefix_steps`), and the steps
 after its last changed one where its changed steps left the original's state (`tail_from`,
 `converged`): end to end on the CPU backend (and on a GPU, `-m gpu`), the store must be the same
 to the bit with the replays and without them (`KMUT_PREFIX=run KMUT_TAIL=run`), every verdict and

@@ -12,20 +12,12 @@ import textwrap
 
 import pytest
 import torch
-from kmut._run_worker import (
-    CANARY_ELEMENTS,
-    CPU_CANARY_BYTE,
-    FlooringCdiv,
-    Tail,
-    Worker,
-    apply_transform,
-    canaries_intact,
-    checksum,
-    guard_buffers,
-    guarded_copy,
-    guarded_cpu_bytes,
-    launch_key,
-)
+from kmut import replay
+from kmut._run_worker import Worker
+from kmut.guards import CANARY_ELEMENTS, CPU_CANARY_BYTE, canaries_intact, checksum, guard_buffers, guarded_copy
+from kmut.replay import Tail, launch_key
+from kmut.scratch import Scratch
+from kmut.transforms import FlooringCdiv, apply_transform
 from kmut.validate import Step
 
 
@@ -107,7 +99,7 @@ def test_cpu_guarded_bytes_sit_between_inaccessible_pages():
     # the orchestrator records as a memory fault; touching the buffer itself must not.
     code = textwrap.dedent("""
         import ctypes, sys, torch
-        from kmut._run_worker import guarded_cpu_bytes
+        from kmut.guards import guarded_cpu_bytes
         b = guarded_cpu_bytes(1000, 0xFF, torch)
         assert b.numel() == 1000 and b.data_ptr() % 64 == 0 and bool((b == 0xFF).all())
         b[-1] = 7
@@ -153,7 +145,7 @@ def test_a_validity_verdict_is_computed_once_per_column_and_original(tmp_path):
 
     def worker() -> Worker:
         w = Worker.__new__(Worker)
-        w.scratch, w.cpu = tmp_path, False
+        w.scratch, w.cpu = Scratch(tmp_path, 1 << 30, torch, print), False
 
         def validity(margin: float) -> dict:
             computed.append(margin)
@@ -194,7 +186,7 @@ def test_a_drawn_column_is_written_to_the_scratch_folder_in_the_background_and_r
 
     def worker(scratch) -> Worker:
         w = Worker.__new__(Worker)
-        w.torch, w.scratch, w.scratch_bytes, w.writer = torch, scratch, 1 << 30, None
+        w.torch, w.scratch = torch, Scratch(scratch, 1 << 30, torch, print)
         return w
 
     def make() -> list:
@@ -205,8 +197,8 @@ def test_a_drawn_column_is_written_to_the_scratch_folder_in_the_background_and_r
     first = worker(tmp_path)
     inputs = first.draw(sub, "W:scaled:10:official", 3, {"N": 1000}, make)
     assert drawn == [1] and torch.equal(inputs[0], torch.arange(1000, dtype=torch.float32))
-    first.finish_scratch()
-    assert first.writer is None
+    first.scratch.finish()
+    assert first.scratch.writer is None
     files = list(tmp_path.glob("*.pt"))
     assert len(files) == 1 and not list(tmp_path.glob("*.tmp*")), "one complete file, no partial one left"
     again = worker(tmp_path).draw(sub, "W:scaled:10:official", 3, {"N": 1000}, make)
@@ -214,16 +206,16 @@ def test_a_drawn_column_is_written_to_the_scratch_folder_in_the_background_and_r
     assert torch.equal(again[0], inputs[0]) and again[1] == 7
     # Another seed is another file; a full folder (by the byte limit) writes nothing.
     small = worker(tmp_path)
-    small.scratch_bytes = 10
+    small.scratch.limit_bytes = 10
     small.draw(sub, "W:scaled:10:official", 4, {"N": 1000}, make)
-    small.finish_scratch()
+    small.scratch.finish()
     assert drawn == [1, 1] and len(list(tmp_path.glob("*.pt"))) == 1
     # A folder that is not one: the inputs are still returned, the write fails quietly.
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("")
     w = worker(blocked)
     assert torch.equal(w.draw(sub, "W:scaled:10:official", 5, {"N": 1000}, make)[0], inputs[0])
-    w.finish_scratch()
+    w.scratch.finish()
     assert drawn == [1, 1, 1]
 
 
@@ -315,7 +307,7 @@ def test_generated_columns_of_one_size_and_seed_share_one_draw_and_keep_their_va
     def worker(cpu_backend: bool = True) -> Worker:
         # cpu_backend False: the GPU worker's recipe (transform after placing), on CPU tensors.
         w = Worker.__new__(Worker)
-        w.torch, w.scratch, w.scratch_bytes, w.writer, w.device = torch, tmp_path, 1 << 30, None, torch.device("cpu")
+        w.torch, w.scratch, w.device = torch, Scratch(tmp_path, 1 << 30, torch, print), torch.device("cpu")
         w.cpu = cpu_backend
         return w
 
@@ -331,7 +323,7 @@ def test_generated_columns_of_one_size_and_seed_share_one_draw_and_keep_their_va
             spec = generators.parse(name)
             w = first if i < 3 else worker(cpu_backend=False)  # later columns on other workers, reading the scratch copy
             got[name] = w.generated(sub, spec, 1, generators.sizes_of(spec, fields, K))()
-            w.finish_scratch()
+            w.scratch.finish()
         spec = generators.parse("W:scaled:1000:small")
         again = worker().generated(sub, spec, 1, generators.sizes_of(spec, fields, K))()
         assert torch.equal(again[0], got["W:scaled:1000:small"][0]), "no in-place transform wrote into the shared draw"
@@ -344,13 +336,13 @@ def test_generated_columns_of_one_size_and_seed_share_one_draw_and_keep_their_va
         spec = generators.parse("W:scaled:1000:small")
         seeded = worker()
         seeded.generated(sub, spec, 2, generators.sizes_of(spec, fields, K))()
-        seeded.finish_scratch()  # the write runs on a background thread: wait for it before counting files
+        seeded.scratch.finish()  # the write runs on a background thread: wait for it before counting files
         assert len(calls) == 2, "another seed is another draw"
         fresh = generators.parse("W:fresh2:3:small")
         assert generators.shares_draw(spec) and not generators.shares_draw(fresh)
         last = worker()
         whole = last.generated(sub, fresh, 1, generators.sizes_of(fresh, fields, K))()
-        last.finish_scratch()
+        last.scratch.finish()
     finally:
         generators.raw_draw = real
     for name, inputs in got.items():
@@ -371,6 +363,16 @@ def prefix_worker(kept, launches, names, keep="device", on=True) -> Worker:
     return w
 
 
+def prefix(w: Worker, req, steps) -> int:
+    """`replay.prefix_steps` on the worker's column, as `Worker.run_once` calls it."""
+    return replay.prefix_steps(w.column, req, steps, w.skip_prefix)
+
+
+def tail_from(w: Worker, req, steps):
+    """`replay.tail_from` on the worker's column, as `Worker.run_once` calls it."""
+    return replay.tail_from(w.column, req, steps, w.skip_tail)
+
+
 def test_a_mutant_replays_the_steps_before_its_first_changed_one():
     """`prefix_steps`: the leading steps that are the original's own launches (same kernel from
     the original image, grid, block, scalars, argument shapes) and no more; never on the
@@ -383,24 +385,24 @@ def test_a_mutant_replays_the_steps_before_its_first_changed_one():
     kept = [torch.rand(8), torch.rand(8), torch.rand(4)]
     w = prefix_worker(kept, launches, ["ka", "kb", "kc"])
     mutant = {"eval": 3, "image": "m.cubin", "scope": ["kb"]}
-    assert w.prefix_steps(mutant, seq) == 1, "kb runs the mutant's image: only ka is replayed"
-    assert w.prefix_steps({**mutant, "scope": ["kc"]}, seq) == 2
-    assert w.prefix_steps({**mutant, "scope": []}, seq) == 0, "no scope: every kernel is the mutant's"
-    assert w.prefix_steps({"eval": -1, "image": None, "scope": []}, seq) == 0, "the original's own run launches every step"
+    assert prefix(w, mutant, seq) == 1, "kb runs the mutant's image: only ka is replayed"
+    assert prefix(w, {**mutant, "scope": ["kc"]}, seq) == 2
+    assert prefix(w, {**mutant, "scope": []}, seq) == 0, "no scope: every kernel is the mutant's"
+    assert prefix(w, {"eval": -1, "image": None, "scope": []}, seq) == 0, "the original's own run launches every step"
     # A host-side change (a launch mutant: no image) starts at the step whose launch it altered.
     widen = {"transform": "grid_x", "step": 2, "delta": 1}
-    assert w.prefix_steps({"eval": 3, "image": None, "transform": widen}, apply_transform(seq, widen)) == 2
-    assert w.prefix_steps({"eval": 3, "image": None}, seq) == 3, "nothing changed: the whole run is the original's"
+    assert prefix(w, {"eval": 3, "image": None, "transform": widen}, apply_transform(seq, widen)) == 2
+    assert prefix(w, {"eval": 3, "image": None}, seq) == 3, "nothing changed: the whole run is the original's"
     # A rounded-down cdiv acts inside `launch`: every launch is compared with the original's.
     floor = {"eval": 3, "image": None, "transform": {"transform": "cdiv_floor", "call": 0}}
-    assert w.prefix_steps(floor, seq) == 3, "a floor that changed no launch replays them all"
+    assert prefix(w, floor, seq) == 3, "a floor that changed no launch replays them all"
     smaller_grid = [seq[0], seq[1], Step("kc", (0, 1, 1), (4, 1, 1), [b, c], [])]
-    assert w.prefix_steps(floor, smaller_grid) == 2
+    assert prefix(w, floor, smaller_grid) == 2
     bigger = [seq[0], Step("kb", (1, 1, 1), (8, 1, 1), [a, torch.empty(9)], []), seq[2]]
-    assert w.prefix_steps(floor, bigger) == 1, "an argument of another shape is another launch"
-    assert prefix_worker(kept, launches, ["ka", "kb", "kc"], keep="host").prefix_steps(mutant, seq) == 0
-    assert prefix_worker(kept, launches, ["ka", "kb", "kc"], on=False).prefix_steps(mutant, seq) == 0
-    assert prefix_worker(kept[:2], launches[:2], ["ka", "kb", "kc"]).prefix_steps(mutant, seq) == 0
+    assert prefix(w, floor, bigger) == 1, "an argument of another shape is another launch"
+    assert prefix(prefix_worker(kept, launches, ["ka", "kb", "kc"], keep="host"), mutant, seq) == 0
+    assert prefix(prefix_worker(kept, launches, ["ka", "kb", "kc"], on=False), mutant, seq) == 0
+    assert prefix(prefix_worker(kept[:2], launches[:2], ["ka", "kb", "kc"]), mutant, seq) == 0
 
 
 def test_replayed_steps_are_copied_in_order_and_never_launched():
@@ -436,23 +438,23 @@ def test_a_mutant_may_replay_the_steps_after_its_last_changed_one():
     w = prefix_worker(kept, [launch_key(s) for s in seq], ["ka", "kb", "kc"])
     w.skip_tail = True
     mutant = {"eval": 3, "image": "m.cubin", "scope": ["ka"]}
-    assert w.tail_from(mutant, seq) == 0
-    assert w.tail_from({**mutant, "scope": ["kc"]}, seq) == 2
-    assert w.tail_from({**mutant, "scope": ["kb"]}, seq) is None, "kb runs the last step too: nothing after it"
-    assert w.tail_from({**mutant, "scope": ["ka", "kc"]}, seq) == 2, "the last of the changed steps"
-    assert w.tail_from({"eval": 3, "image": None}, seq) is None, "nothing changed: the prefix replays it all"
-    assert w.tail_from({"eval": -1, "image": None}, seq) is None, "the original's own run launches every step"
+    assert tail_from(w, mutant, seq) == 0
+    assert tail_from(w, {**mutant, "scope": ["kc"]}, seq) == 2
+    assert tail_from(w, {**mutant, "scope": ["kb"]}, seq) is None, "kb runs the last step too: nothing after it"
+    assert tail_from(w, {**mutant, "scope": ["ka", "kc"]}, seq) == 2, "the last of the changed steps"
+    assert tail_from(w, {"eval": 3, "image": None}, seq) is None, "nothing changed: the prefix replays it all"
+    assert tail_from(w, {"eval": -1, "image": None}, seq) is None, "the original's own run launches every step"
     widen = {"transform": "grid_x", "step": 1, "delta": 1}
-    assert w.tail_from({"eval": 3, "image": None, "transform": widen}, apply_transform(seq, widen)) == 1
+    assert tail_from(w, {"eval": 3, "image": None, "transform": widen}, apply_transform(seq, widen)) == 1
     floor = {"eval": 3, "image": None, "transform": {"transform": "cdiv_floor", "call": 0}}
-    assert w.tail_from(floor, seq) is None, "a rounded-down cdiv may change any launch"
+    assert tail_from(w, floor, seq) is None, "a rounded-down cdiv may change any launch"
     reshaped = [*seq[:3], Step("kb", (1, 1, 1), (4, 1, 1), [c, torch.empty(5)], [])]
-    assert w.tail_from(mutant, reshaped) is None
+    assert tail_from(w, mutant, reshaped) is None
     w.skip_tail = False
-    assert w.tail_from(mutant, seq) is None
+    assert tail_from(w, mutant, seq) is None
     host = prefix_worker(kept, [], ["ka", "kb", "kc"], keep="host")
     host.skip_tail = True
-    assert host.tail_from(mutant, seq) is None
+    assert tail_from(host, mutant, seq) is None
 
 
 class Adds:
@@ -505,8 +507,8 @@ def tail_case(mutant_b, zeros_dirty=False):
         [z] = [g for g in guards if g.old_ptr == zero_ptr]
         z.whole[z.pad_bytes : z.pad_bytes + z.body_bytes].view(torch.float32).fill_(1.0)
     req = {"eval": 1, "image": "m.so", "scope": ["kb"]}
-    last = w.tail_from(req, seq)
-    tail = Tail(last, kept, lambda: w.converged(seq, last, guards, {zero_ptr}))
+    last = tail_from(w, req, seq)
+    tail = Tail(last, kept, lambda: replay.converged(w.column, seq, last, guards, {zero_ptr}, w.column_sum, torch))
     kc = Adds(1.0)
     w.execute(seq, {"ka": Adds(1.0), "kb": mutant_b(x), "kc": kc}, 0, None, None, tail)
     return [float(v) for v in out], kc.launched, tail.replayed

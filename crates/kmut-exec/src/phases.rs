@@ -1,7 +1,7 @@
 //! Where column preparations spent their time, read back from a run's workers log, and where
 //! evaluations spent theirs (`EvalParts`, summed from the workers' results).
 //!
-//! Each worker logs one line per prepared column (`python/kmut/_run_worker.py`, `Phases`):
+//! Each worker logs one line per prepared column (`python/kmut/phases.py`, `Phases`):
 //!
 //! ```text
 //!   [worker 773] prepared L2p45_x W:dense:1:official seed 1: draw 267 ms ref 659 ms checksum 44 ms original 2041 ms validity 457 ms

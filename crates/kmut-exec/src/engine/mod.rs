@@ -177,7 +177,7 @@ pub struct RunSummary {
     pub slot_time: SlotTime,
     /// Pipeline steps of the evaluations that returned a result, and of those the steps
     /// replayed from the original's kept outputs instead of launched: the leading steps before
-    /// a mutant's first changed one (`python/kmut/_run_worker.py`, `prefix_steps`), and the
+    /// a mutant's first changed one (`python/kmut/replay.py`, `prefix_steps`), and the
     /// steps after its last changed one where its run had left the original's state
     /// (`tail_from`, `converged`), counted again in `tail_replayed` over `tails` evaluations.
     pub pipeline_steps: u64,

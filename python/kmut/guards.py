@@ -1,0 +1,182 @@
+"""What catches a mutant's stray writes: every buffer `launch` allocates moved between canaries
+(on the CPU backend also between inaccessible pages, so a write past the canaries faults), the
+canaries checked after the run, and the checksum of what every evaluation on a column reads
+(its inputs, reference, weights and the original's kept step outputs), taken after each one.
+Pure tensor helpers, testable on the CPU; the run worker (`_run_worker.py`) uses them."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import mmap
+import os
+from dataclasses import dataclass, replace
+from typing import Any
+
+# Elements of canary before and after every buffer `launch` allocates: an index one row off
+# lands in them, not in a neighbouring allocation.
+CANARY_ELEMENTS = 16384
+# The byte written into canaries on a GPU: 0xA5A5A5A5 is a tiny negative float (-2.9e-16), close
+# to the zeros an official run most often reads past a buffer, so an out-of-bounds read does not
+# kill a mutant the official harness would pass; the canary check still sees the writes.
+CANARY_BYTE = 0xA5
+# On the CPU backend canaries are NaN (0xFF.. is a NaN in every float format, -1 in integers):
+# an out-of-bounds read poisons the output, and past the canaries an inaccessible page turns
+# the access into a memory fault.
+CPU_CANARY_BYTE = 0xFF
+PAGE = mmap.PAGESIZE
+
+
+def checksum(tensors: list[Any], torch: Any) -> str:
+    """A cheap content hash of tensors, computed where they live: the sum of their 32-bit words
+    (bytes when the size is odd) and a position-weighted sum of the first words, so that a
+    changed or swapped value changes it. The sums of every tensor on one device come back in
+    one transfer: a level-3 network's hundreds of weights cost one synchronisation after every
+    evaluation, not two each."""
+    described: list[Any] = []
+    pending: dict[Any, list[tuple[int, Any]]] = {}
+    for i, t in enumerate(tensors):
+        if not isinstance(t, torch.Tensor):
+            described.append(repr(t))
+            continue
+        raw = t.detach().contiguous().view(-1).view(torch.uint8)
+        words = raw.view(torch.int32) if raw.numel() % 4 == 0 else raw
+        head = words[:1021].to(torch.int64)
+        weights = torch.arange(1, 1 + head.numel(), device=words.device, dtype=torch.int64)
+        sums = torch.stack([words.sum(dtype=torch.int64), (head * weights).sum()])
+        pending.setdefault(words.device, []).append((i, sums))
+        described.append(f"{t.dtype}:{tuple(t.shape)}")
+    for items in pending.values():
+        values = torch.stack([s for _, s in items]).tolist()
+        for (i, _), (total, weighted) in zip(items, values):
+            described[i] = f"{described[i]}:{total}:{weighted}"
+    return hashlib.sha256("|".join(described).encode()).hexdigest()
+
+
+def canary_pattern(n_bytes: int, device: Any, torch: Any, byte: int = CANARY_BYTE) -> Any:
+    return torch.full((n_bytes,), byte, dtype=torch.uint8, device=device)
+
+
+_PROT_NONE = 0
+_LIBC: Any = None
+
+
+def _mprotect(address: int, length: int) -> None:
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+        _LIBC.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    if _LIBC.mprotect(address, length, _PROT_NONE) != 0:
+        raise OSError(ctypes.get_errno(), f"mprotect of a guard page failed: {os.strerror(ctypes.get_errno())}")
+
+
+def guarded_cpu_bytes(n_bytes: int, fill: int, torch: Any) -> Any:
+    """`n_bytes` of CPU memory (a uint8 tensor filled with `fill`) between two inaccessible
+    pages: the tensor starts 64-byte aligned and ends at most 63 bytes below the upper page, so
+    an access past either end faults (SIGSEGV) instead of reading or corrupting a neighbour.
+    The mapping lives as long as the tensor (and its views)."""
+    size = -(-max(n_bytes, 1) // 64) * 64
+    span = -(-size // PAGE) * PAGE
+    region = mmap.mmap(-1, span + 2 * PAGE)
+    whole = torch.frombuffer(region, dtype=torch.uint8)
+    base = whole.data_ptr()
+    _mprotect(base, PAGE)
+    _mprotect(base + PAGE + span, PAGE)
+    usable = whole[PAGE : PAGE + span]
+    usable.fill_(fill)
+    start = span - size
+    return usable[start : start + n_bytes]
+
+
+def allocate(n_bytes: int, device: Any, fill: int, torch: Any) -> Any:
+    """A uint8 buffer filled with `fill`: guarded by inaccessible pages on the CPU, plain on a GPU."""
+    if device.type == "cpu":
+        return guarded_cpu_bytes(n_bytes, fill, torch)
+    return torch.full((n_bytes,), fill, dtype=torch.uint8, device=device)
+
+
+def guarded_copy(t: Any, torch: Any) -> Any:
+    """A CPU input moved between NaN canaries and guard pages (a copy: the master stays clean)."""
+    if not isinstance(t, torch.Tensor) or t.device.type != "cpu" or not t.is_contiguous():
+        return t.clone() if isinstance(t, torch.Tensor) else t
+    body = t.numel() * t.element_size()
+    pad = CANARY_ELEMENTS * t.element_size()
+    whole = guarded_cpu_bytes(body + 2 * pad, CPU_CANARY_BYTE, torch)
+    whole[pad : pad + body].copy_(t.reshape(-1).view(torch.uint8))
+    return whole[pad : pad + body].view(t.dtype).view(t.shape)
+
+
+@dataclass
+class Guarded:
+    """A buffer `launch` allocated, moved into a larger allocation with canaries either side."""
+
+    old_ptr: int
+    whole: Any  # uint8 view of the whole allocation
+    body_bytes: int
+    pad_bytes: int
+    byte: int = CANARY_BYTE
+
+    def intact(self, torch: Any) -> bool:
+        return canaries_intact([self], torch)
+
+    def hit(self, pattern: Any) -> Any:
+        """Whether a canary byte changed, as a device boolean (no synchronisation)."""
+        head = self.whole[: self.pad_bytes]
+        tail = self.whole[self.pad_bytes + self.body_bytes :]
+        return (head != pattern).any() | (tail != pattern).any()
+
+
+def bits(t: Any, torch: Any) -> Any:
+    """A tensor's elements as integers of the same width, so that comparing two tensors
+    compares their bits (a float comparison takes +0 for -0 and no NaN for itself)."""
+    if not t.is_floating_point() and not t.is_complex():
+        return t
+    return t.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
+
+
+def canaries_intact(guards: list[Guarded], torch: Any) -> bool:
+    """Whether every guard's canaries are as written: one pattern per canary size and one
+    transfer per device for all of them (a level-3 pipeline guards a hundred buffers; two
+    synchronisations each cost more than its kernels)."""
+    patterns: dict[tuple[int, Any, int], Any] = {}
+    hits: dict[Any, list[Any]] = {}
+    for g in guards:
+        key = (g.pad_bytes, g.whole.device, g.byte)
+        if key not in patterns:
+            patterns[key] = canary_pattern(g.pad_bytes, g.whole.device, torch, g.byte)
+        hits.setdefault(g.whole.device, []).append(g.hit(patterns[key]))
+    return not any(bool(torch.stack(h).any().item()) for h in hits.values())
+
+
+def guard_buffers(steps: list[Any], out: Any, owned: set[int], torch: Any,
+                  byte: int = CANARY_BYTE) -> tuple[list[Any], Any, list[Guarded]]:
+    """Move every buffer the steps use that `launch` allocated (not an input, weight or other
+    owned storage) into an allocation with canaries before and after it. Returns the rewritten
+    steps and output, and the guards to check after the run.
+
+    A buffer's bytes are copied over as `launch` left them: torch.empty's recycled memory as in
+    the official harness, zeros for `K.zeros` buffers, and anything `launch` computed into them.
+    """
+    moved: dict[int, tuple[Any, Guarded]] = {}
+
+    def relocate(t: Any) -> Any:
+        storage = t.untyped_storage()
+        ptr = storage.data_ptr()
+        if ptr in owned:
+            return t
+        if ptr not in moved:
+            body = storage.nbytes()
+            pad = CANARY_ELEMENTS * t.element_size()
+            whole = allocate(body + 2 * pad, t.device, byte, torch)
+            old = torch.empty(0, dtype=torch.uint8, device=t.device).set_(storage, 0, (body,))
+            whole[pad : pad + body].copy_(old)
+            body_view = whole[pad : pad + body]
+            moved[ptr] = (body_view, Guarded(ptr, whole, body, pad, byte))
+        body_view, _ = moved[ptr]
+        typed = body_view.view(t.dtype)
+        # as_strided counts its offset from the start of the whole allocation, canary included.
+        return typed.as_strided(tuple(t.shape), tuple(t.stride()), typed.storage_offset() + t.storage_offset())
+
+    new_steps = [replace(s, tensors=[relocate(t) for t in s.tensors]) for s in steps]
+    new_out = relocate(out)
+    return new_steps, new_out, [g for _, g in moved.values()]
