@@ -115,3 +115,75 @@ def test_the_table_prints_the_pooled_speedup_and_the_floor():
     assert "2.00x" in text and "(no room)" in text and "failed: RuntimeError" in text
     assert "k=2: 2.00x over 1 (2.00-2.00)" in text
     assert "at most 250.0 evaluations/s" in text
+
+
+class FakeCuda:
+    """The few `torch.cuda` calls `measure` makes, on the CPU: one copy holds `copy_bytes`, the
+    device has `free` bytes free."""
+
+    def __init__(self, copy_bytes: int, free: int):
+        self.copy_bytes, self.free, self.held = copy_bytes, free, 0
+
+    def current_stream(self, device):
+        return "main"
+
+    def Stream(self, device):  # noqa: N802 - torch's name
+        return object()
+
+    def memory_allocated(self, device):
+        return self.held
+
+    def mem_get_info(self, device):
+        return self.free, self.free
+
+    def empty_cache(self):
+        pass
+
+
+class FakeTorch:
+    def __init__(self, cuda):
+        import torch
+
+        self.cuda, self.equal, self.uint8 = cuda, torch.equal, torch.uint8
+
+
+def fake_substrate(cuda: FakeCuda, one_ms: float, differ: bool = False):
+    """A stand-in for `bench_streams.Substrate`: each copy takes `one_ms` alone, and half that
+    when the copies are on streams of their own; `differ` makes the concurrent pass's outputs
+    differ from the serial pass's."""
+    import torch
+
+    class Fake:
+        def __init__(self, path, torch_, device):
+            self.fields = {"name": path.stem, "level": 2}
+
+        def build(self):
+            cuda.held += cuda.copy_bytes
+            return [("k", (1, 1, 1), (1, 1, 1), [])] * 3, (torch.zeros(4), [])
+
+        def run(self, copies, streams):
+            concurrent = len(streams) > 1
+            for _, (out, _steps) in copies:  # what the kernels write
+                out.fill_(2.0 if differ and concurrent else 1.0)
+            return len(copies) * one_ms / (2 if concurrent else 1)
+
+    return Fake
+
+
+def test_measure_times_each_k_both_ways_and_leaves_out_what_does_not_fit(monkeypatch):
+    cuda = FakeCuda(copy_bytes=10 << 30, free=70 << 30)  # 0.5 x 70 GiB holds three 10 GiB copies
+    monkeypatch.setattr(bench_streams, "Substrate", fake_substrate(cuda, one_ms=4.0))
+    r = bench_streams.measure(Path("L2p1_fake.py"), [2, 4, 8], 3, 0.5, FakeTorch(cuda), "cuda:0", seconds=60)
+    assert r["steps"] == 3 and r["one_ms"] == 4.0 and r["copy_bytes"] == 10 << 30
+    assert r["k"]["2"]["serial_ms"] == 8.0 and r["k"]["2"]["concurrent_ms"] == 4.0 and r["k"]["2"]["speedup"] == 2.0
+    assert r["k"]["2"]["outputs_agree"] and r["k"]["2"]["passes"] == 3
+    assert r["skipped"] == {"4": "memory", "8": "memory"}
+
+
+def test_measure_leaves_out_a_k_with_no_time_and_reports_differing_outputs(monkeypatch):
+    cuda = FakeCuda(copy_bytes=1, free=1 << 40)
+    # One copy 2 s: a pass at k=2 is up to 8 s, at k=8 up to 32 s; 10 s leave room for one pass at k=2 only.
+    monkeypatch.setattr(bench_streams, "Substrate", fake_substrate(cuda, one_ms=2000.0, differ=True))
+    r = bench_streams.measure(Path("L2p1_fake.py"), [2, 8], 3, 0.5, FakeTorch(cuda), "cuda:0", seconds=10)
+    assert r["k"]["2"]["passes"] == 1 and r["skipped"] == {"8": "time"}
+    assert not r["k"]["2"]["outputs_agree"], "a copy whose bits changed on streams is reported"
