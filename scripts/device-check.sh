@@ -52,6 +52,15 @@ if [ "${RUN:-0}" != 0 ]; then
   for s in whole killed; do python3 -m kmut score --store "$OUT/$s.sqlite" L2p76_gemm_add_relu > "$OUT/score-$s.txt"; echo "== $s"; sed -n 1,6p "$OUT/score-$s.txt"; done
   rm -f "$OUT/whole.sqlite" "$OUT/killed.sqlite"
 fi
+# STREAMS=1: issue 21's streams lever measured before it is built (`kmut bench streams`: a
+# stratified sample of STREAMS_SAMPLE originals, default 24, at most STREAMS_SECONDS of timed
+# passes each, default 6; k copies serially on one stream against k streams at once, and the
+# kernel-time floor), no store needed; after the tests and the demos, so a call cut short keeps them.
+if [ "${STREAMS:-0}" = 1 ]; then
+  python3 -m kmut bench streams --sample "${STREAMS_SAMPLE:-24}" --streams 2,4,8 --seconds "${STREAMS_SECONDS:-6}" \
+    > "$OUT/streams.txt" 2> "$OUT/streams-progress.txt"
+  echo "bench streams exit $?"; cat "$OUT/streams.txt"
+fi
 # BENCH_RUN=1: the execution engine's throughput (evaluations per second, wall over kernel time)
 # on a crash-heavy sample of L2p76, with and without a spare worker (docs/performance.md).
 if [ "${BENCH_RUN:-0}" = 1 ]; then

@@ -32,7 +32,6 @@
 # searched (issue 15: the held-out rate climbs about 0.6 points per doubling of the mutants per problem).
 # Seventh session of 2026-12-06: the bench classifies its sample from the carried store's compile
 # records (`--classes-from`): on a fresh machine its setup took 229 s, compiling 1,431 scoped originals and 7,029 mutants among it.
-# Eighth session of 2026-12-06: STREAMS_BENCH=1 runs `kmut bench streams` (issue 21's streams lever's headroom).
 # WIT_SUBSTRATES (default: every accepted one) limits the search to some substrates, e.g. the levels
 # 2 and 3 that hold most of the held-out misses; the stratified order restricted to them is their
 # part of the whole order, so WIT_SAMPLE then counts their mutants only (pass more than they hold
@@ -71,15 +70,6 @@ fi
 [ "${DRAW_BENCH:-1}" = 1 ] && stamp "$(python3 -m kmut bench draw --elements $((1 << 28)) --repeat 2 2>&1 | tail -n 1)"
 # 2026-12-06: issue 21's compile goal on this host's cores (one thread, N threads, a pool of N NVRTC processes).
 [ "${COMPILE_BENCH:-0}" = 1 ] && python3 -m kmut bench compile substrates/accepted/*.py --sample 256 --threads "$(nproc)" 2>&1 | grep -v -i warn | grep -v nn.Trans | tail -n 4
-# Eighth session of 2026-12-06: issue 21's streams lever, measured before it is built: a sample of
-# originals' kernels, k copies serially on one stream against k streams at once (`kmut bench
-# streams`; STREAMS_SAMPLE substrates, default 24, at most STREAMS_SECONDS of timed passes each,
-# default 6, plus loading each: not yet timed on a device). The table goes to streams.txt.
-if [ "${STREAMS_BENCH:-0}" = 1 ]; then
-  python3 -m kmut bench streams --sample "${STREAMS_SAMPLE:-24}" --streams 2,4,8 --seconds "${STREAMS_SECONDS:-6}" \
-    > "$L/streams.txt" 2> "$L/streams-progress.txt"
-  stamp "bench streams exit $?"; grep -A 6 '^pooled' "$L/streams.txt"
-fi
 SCRATCH=${SCRATCH:-/dev/shm/kmut-scratch-campaign}; mkdir -p "$SCRATCH"
 spares=(); [ -n "${SPARES:-}" ] && spares=(--spare-workers "$SPARES")
 stamp "scratch $SCRATCH: $(du -sh "$SCRATCH" 2>/dev/null | cut -f1) kept from earlier calls"
