@@ -43,7 +43,6 @@ import gc
 import json
 import math
 import os
-import struct
 import sys
 import time
 import traceback
@@ -629,8 +628,7 @@ class Worker:
 
         def launch(s: Any) -> None:
             launcher = by_kernel[s.kernel]
-            args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
-            launcher.module.launch(launcher.symbol(s.kernel), s.grid, s.block, args, stream.cuda_stream)
+            launcher.module.launch(launcher.symbol(s.kernel), s.grid, s.block, s.launch_args(), stream.cuda_stream)
 
         begin.record()
         for i, s in enumerate(steps):

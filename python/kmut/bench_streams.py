@@ -37,6 +37,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .guards import bits
+
 LEVEL = re.compile(r"^L(\d+)p")
 
 
@@ -149,15 +151,12 @@ class Substrate:
     def build(self) -> tuple[list[tuple[str, Any, Any, list[bytes]]], Any]:
         """One copy's launches (symbol, grid, block, packed arguments) and its output, on
         buffers of its own: the descriptor `launch` returns for the column's inputs."""
-        import struct
-
         from .validate import parse_descriptor
 
         torch, K = self.torch, self.K
         K.zero_init.clear()
         steps, out = parse_descriptor(self.fields["launch"](self.inputs, torch), self.pipeline, self.names, str(self.path), torch)
-        launches = [(self.launcher.symbol(s.kernel), s.grid, s.block,
-                     [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()) for s in steps]
+        launches = [(self.launcher.symbol(s.kernel), s.grid, s.block, s.launch_args()) for s in steps]
         # The launches hold raw pointers: keep the steps (their tensors) alive beside them.
         return launches, (out, steps)
 
@@ -179,11 +178,6 @@ class Substrate:
                     module.launch(sym, grid, block, args, handles[j % len(handles)])
         torch.cuda.synchronize(self.device)
         return (time.perf_counter() - start) * 1e3
-
-
-def bits_of(t: Any, torch: Any) -> Any:
-    """A tensor's bytes, so two NaNs or +0 and -0 compare as what they are."""
-    return t.detach().contiguous().view(-1).view(torch.uint8)
 
 
 def passes_for(k: int, one_ms: float, repeat: int, seconds_left: float) -> int:
@@ -237,11 +231,11 @@ def measure(path: Path, ks: list[int], repeat: int, fraction: float, torch: Any,
         for _ in range(passes):
             copies = [sub.build() for _ in range(k)]
             serial.append(sub.run(copies, [main]))
-            want = [bits_of(out, torch).clone() for _, (out, _steps) in copies]
+            want = [bits(out, torch).clone() for _, (out, _steps) in copies]
             del copies  # before the next k copies are built: never 2k at once
             copies = [sub.build() for _ in range(k)]
             concurrent.append(sub.run(copies, streams))
-            agree = agree and all(torch.equal(w, bits_of(out, torch)) for w, (_, (out, _steps)) in zip(want, copies))
+            agree = agree and all(torch.equal(w, bits(out, torch)) for w, (_, (out, _steps)) in zip(want, copies))
             del copies, want
         s, c = statistics.median(serial), statistics.median(concurrent)
         row["k"][str(k)] = {"serial_ms": s, "concurrent_ms": c, "speedup": s / c if c > 0 else None, "outputs_agree": agree,

@@ -6,7 +6,6 @@ runs on torch's current stream in the device's primary context, the one torch it
 
 from __future__ import annotations
 
-import struct
 from typing import Any
 
 from .validate import Step
@@ -31,7 +30,6 @@ class Launcher:
     def run(self, steps: list[Step], torch: Any, synchronize: bool = True) -> None:
         stream = torch.cuda.current_stream().cuda_stream
         for s in steps:
-            args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
-            self.module.launch(self.symbol(s.kernel), s.grid, s.block, args, stream)
+            self.module.launch(self.symbol(s.kernel), s.grid, s.block, s.launch_args(), stream)
         if synchronize:
             self.module.synchronize(stream)

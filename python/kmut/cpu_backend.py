@@ -13,7 +13,6 @@ depends on the order has a race (a race witness); see the fidelity limits in the
 from __future__ import annotations
 
 import ctypes
-import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,7 +113,7 @@ class CpuLauncher:
             for j, t in enumerate(s.tensors):
                 if t.device.type != "cpu":
                     raise LaunchArgumentError(f"{s.kernel}: tensor argument {j} is on {t.device}; the CPU backend needs CPU tensors")
-            args = [struct.pack("<Q", t.data_ptr()) for t in s.tensors] + s.scalar_bytes()
+            args = s.launch_args()
             expected = self.param_sizes(s.kernel)
             given = [len(a) for a in args]
             if given != expected:

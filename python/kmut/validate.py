@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import inspect
 import re
+import struct
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -258,6 +259,11 @@ class Step:
 
     def scalar_bytes(self) -> list[bytes]:
         return [bytes(ctype(value)) for ctype, value in self.scalars]
+
+    def launch_args(self) -> list[bytes]:
+        """The kernel's arguments as the launch bridges pass them: each tensor's address (8
+        bytes, little-endian), then each scalar's bytes, in the kernel's parameter order."""
+        return [struct.pack("<Q", t.data_ptr()) for t in self.tensors] + self.scalar_bytes()
 
 
 def _is_ctype(t: Any) -> bool:

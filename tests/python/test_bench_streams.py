@@ -141,10 +141,15 @@ class FakeCuda:
 
 
 class FakeTorch:
+    """torch with `FakeCuda` as its `cuda`."""
+
     def __init__(self, cuda):
+        self.cuda = cuda
+
+    def __getattr__(self, name):
         import torch
 
-        self.cuda, self.equal, self.uint8 = cuda, torch.equal, torch.uint8
+        return getattr(torch, name)
 
 
 def fake_substrate(cuda: FakeCuda, one_ms: float, differ: bool = False):

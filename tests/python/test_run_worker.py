@@ -607,3 +607,15 @@ def test_a_generated_column_too_large_for_the_machine_is_refused_before_anything
     monkeypatch.setenv("KMUT_MAX_INPUT_BYTES", "1000")
     with pytest.raises(MachineFailure):
         w.refuse_oversized(fields, "W:boundary:1:n=513", {"n": 513})
+
+
+def test_a_step_s_launch_arguments_are_its_tensors_addresses_then_its_scalars():
+    """What every launch bridge (the GPU's, the CPU backend's, `kmut bench streams`) passes."""
+    import ctypes
+    import struct
+
+    x, y = torch.zeros(4), torch.zeros(2, dtype=torch.float64)
+    s = Step("k", (1, 1, 1), (4, 1, 1), [x, y], [(ctypes.c_int, -3), (ctypes.c_longlong, 1 << 40), (ctypes.c_float, 0.5)])
+    args = s.launch_args()
+    assert args[:2] == [struct.pack("<Q", x.data_ptr()), struct.pack("<Q", y.data_ptr())]
+    assert args[2:] == [struct.pack("<i", -3), struct.pack("<q", 1 << 40), struct.pack("<f", 0.5)]
