@@ -46,30 +46,30 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
     let opts = crate::args::CompileOptions { arch: args.arch.clone(), threads: args.threads, cache: None, no_cache: true, nvrtc: None };
     let compiler = super::compile::open_compiler(&opts, env)?;
     let rules: Vec<_> = RULES.iter().collect();
-    // Each mutant's source beside the original cut to the same kernels (what it is classified
-    // against): the compile stage compiles both.
-    let mut sources = Vec::new();
-    let mut originals = Vec::new();
+    // Every source mutant as its substrate and edits (its fault's, then the cuts to the kernels
+    // it reaches, as the compile stage does); sources are written only for the sample.
+    let mut cudas = Vec::new();
+    let mut mutants = Vec::new();
     for p in &args.substrates {
         let d = (env.describe)(p).with_context(|| format!("could not read the substrate `{}`", p.display()))?;
-        // As the compile stage does: each mutant with only the kernels its fault reaches.
         let scopes = kmut_compile::Scopes::parse(&d).unwrap_or_else(|_| kmut_compile::Scopes::whole(&d));
         for m in kmut_rules::mutate(&d, &rules)?.mutants {
             if let MutantKind::Source { edits } = &m.mutation {
-                let cuts = scopes.cuts(&scopes.of(&m));
-                let mut all = edits.clone();
-                all.extend(cuts.iter().cloned());
-                sources.push(apply_edits(&d.cuda, &all));
-                originals.push(apply_edits(&d.cuda, &cuts));
+                mutants.push((cudas.len(), edits.clone(), scopes.cuts(&scopes.of(&m))));
             }
         }
+        cudas.push(d.cuda);
     }
-    anyhow::ensure!(!sources.is_empty(), "the substrates have no source mutants");
-    let step = (sources.len() / args.sample.max(1)).max(1);
-    let sample: Vec<&String> = sources.iter().step_by(step).take(args.sample.max(1)).collect();
-    // The distinct cut originals of the sampled mutants, in first-seen order.
+    anyhow::ensure!(!mutants.is_empty(), "the substrates have no source mutants");
+    let step = (mutants.len() / args.sample.max(1)).max(1);
+    let picked: Vec<_> = mutants.iter().step_by(step).take(args.sample.max(1)).collect();
+    let sources: Vec<String> = picked.iter().map(|(d, edits, cuts)| apply_edits(&cudas[*d], &[edits.clone(), cuts.clone()].concat())).collect();
+    let sample: Vec<&String> = sources.iter().collect();
+    // The distinct originals cut to the sampled mutants' scopes (what each is classified
+    // against), in first-seen order: the compile stage compiles these too.
+    let originals: Vec<String> = picked.iter().map(|(d, _, cuts)| apply_edits(&cudas[*d], cuts)).collect();
     let mut seen = std::collections::HashSet::new();
-    let cut_originals: Vec<&String> = originals.iter().step_by(step).take(args.sample.max(1)).filter(|o| seen.insert(o.as_str())).collect();
+    let cut_originals: Vec<&String> = originals.iter().filter(|o| seen.insert(o.as_str())).collect();
     let options = kmut_nvrtc::Options { arch: args.arch.clone(), extra: Vec::new() };
     let version = compiler.version()?;
     // Every pass counts the images it made: a pass whose compiler rejected sources the others
@@ -112,7 +112,7 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
         version.1,
         args.arch,
         sample.len(),
-        sources.len(),
+        mutants.len(),
         args.substrates.len(),
         crate::commands::cores(),
         sample.len() - made
