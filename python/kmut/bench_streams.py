@@ -249,6 +249,81 @@ def measure(path: Path, ks: list[int], repeat: int, fraction: float, torch: Any,
     return row
 
 
+def wave_fill(blocks: int, threads: int, sms: int) -> float:
+    """The share of the device one launch's first wave can occupy, from its geometry alone:
+    its blocks over the blocks `sms` multiprocessors hold at once when threads are the only
+    limit (2,048 threads and 32 blocks per SM, as on sm_80 and sm_90), capped at 1. Registers
+    and shared memory can only lower the blocks an SM holds, so the true share is at least this:
+    a launch below one half leaves at least half of the SMs without a block of it for its whole
+    run, room that only another kernel in flight at the same time can use."""
+    resident = max(1, min(32, 2048 // max(1, threads)))
+    return min(1.0, blocks / (sms * resident))
+
+
+def geometry(path: Path, torch: Any) -> list[tuple[int, int]]:
+    """Every launch of a substrate's original at the official sizes (`T0_original`): (blocks,
+    threads per block). `launch`'s descriptor is built over meta tensors, which have shapes and
+    no storage, so the census needs no GPU and allocates nothing."""
+    from . import loader
+    from .validate import is_pipeline, kernel_names, parse_descriptor
+
+    fields, K, _ = loader.load(path, torch)
+    suite = next((s for s in fields["suites"] if s.name == "T0_original"), None)
+    if suite is None:
+        raise LookupError(f"{path}: no T0_original suite")
+    sizes = K.sizes_for(fields["dims"], suite)
+    with torch.device("meta"):
+        inputs = [t.to("meta") if isinstance(t, torch.Tensor) else t for t in suite.gen(torch, sizes)]
+    K.zero_init.clear()
+    steps, _out = parse_descriptor(fields["launch"](inputs, torch), is_pipeline(fields), kernel_names(fields), str(path), torch)
+    return [(s.grid[0] * s.grid[1] * s.grid[2], s.block[0] * s.block[1] * s.block[2]) for s in steps]
+
+
+def census_row(path: Path, launches: list[tuple[int, int]], sms: int) -> dict[str, Any]:
+    fills = [wave_fill(b, t, sms) for b, t in launches]
+    return {"substrate": path.stem, "level": level_of(path), "launches": len(launches),
+            "under_half": sum(1 for f in fills if f < 0.5), "mean_fill": sum(fills) / len(fills) if fills else None,
+            "least_blocks": min((b for b, _ in launches), default=None)}
+
+
+def census_table(rows: list[dict[str, Any]], sms: int) -> str:
+    lines = [f"kmut bench streams --census: each original's launches at the official sizes, on {sms} SMs "
+             "(a wave's share of the device from blocks and threads alone: at least this)",
+             ""]
+    w = max([43] + [len(r["substrate"]) for r in rows])
+    lines[-1] = f"{'substrate':<{w}} launches  under half  mean fill  least blocks"
+    lines.append("-" * len(lines[-1]))
+    for r in rows:
+        if "error" in r:
+            lines.append(f"{r['substrate']:<{w}} failed: {r['error']}")
+            continue
+        lines.append(f"{r['substrate']:<{w}} {r['launches']:>8}  {r['under_half']:>10}  {r['mean_fill']:>9.2f}  {r['least_blocks']:>12}")
+    lines.append("")
+    ok = [r for r in rows if "error" not in r]
+    for lv in sorted({r["level"] for r in ok}, key=lambda v: (v is None, v or 0)):
+        group = [r for r in ok if r["level"] == lv]
+        full = sum(1 for r in group if r["under_half"] == 0)
+        share = sum(r["under_half"] / r["launches"] for r in group if r["launches"]) / len(group)
+        lines.append(f"  L{lv}: {full} of {len(group)} substrates have every launch filling at least half the device; "
+                     f"on average {share:.1%} of a substrate's launches fill less")
+    lines.append("What this leaves out: how long each launch runs (a small grid may last microseconds or most of the "
+                 "run), and what fills an SM besides blocks. Which launches could share the device; the timed probe says what it gains.")
+    return "\n".join(lines)
+
+
+def census(paths: list[Path], sms: int, as_json: bool) -> int:
+    import torch
+
+    rows = []
+    for path in paths:
+        try:
+            rows.append(census_row(path, geometry(path, torch), sms))
+        except Exception as e:  # noqa: BLE001 - one substrate's failure is reported, not fatal
+            rows.append({"substrate": path.stem, "level": level_of(path), "error": f"{type(e).__name__}: {str(e)[:300]}"})
+    print(json.dumps({"sms": sms, "rows": rows}) if as_json else census_table(rows, sms))
+    return 0 if any("error" not in r for r in rows) else 1
+
+
 def parse_ks(text: str) -> list[int]:
     try:
         ks = sorted({int(x) for x in text.split(",") if x.strip()})
@@ -302,6 +377,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=10.0,
                    help="timed passes per substrate stop at about this many seconds; a k that no longer fits is left out (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    p.add_argument("--census", action="store_true",
+                   help="no GPU and no timing: every given substrate's launch geometry at the official sizes and the share "
+                        "of the device each launch can fill (--sample still applies)")
+    p.add_argument("--sms", type=int, default=132, help="multiprocessors assumed by --census (default 132: H100 SXM and H200)")
     args = p.parse_args(argv)
     if args.repeat < 1 or not 0 < args.memory_fraction <= 1 or args.seconds <= 0:
         p.error("--repeat and --seconds must be positive and --memory-fraction in (0, 1]")
@@ -311,6 +390,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"no such substrate file: {', '.join(missing)}")
     if not paths:
         p.error("no substrates given, and none in substrates/accepted/")
+    if args.census:
+        if args.sms < 1:
+            p.error("--sms must be positive")
+        return census(pick(paths, args.sample), args.sms, args.json)
     import torch
 
     if not torch.cuda.is_available():

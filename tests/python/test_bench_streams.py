@@ -192,3 +192,62 @@ def test_measure_leaves_out_a_k_with_no_time_and_reports_differing_outputs(monke
     r = bench_streams.measure(Path("L2p1_fake.py"), [2, 8], 3, 0.5, FakeTorch(cuda), "cuda:0", seconds=10)
     assert r["k"]["2"]["passes"] == 1 and r["skipped"] == {"8": "time"}
     assert not r["k"]["2"]["outputs_agree"], "a copy whose bits changed on streams is reported"
+
+
+# `--census`: the launches' geometry, on the CPU.
+
+def test_a_wave_fills_the_blocks_the_sms_hold_when_threads_are_the_only_limit():
+    fill = bench_streams.wave_fill
+    assert fill(264, 1024, 132) == 1.0, "two 1,024-thread blocks per SM fill 132 SMs with 264 blocks"
+    assert fill(132, 1024, 132) == pytest.approx(0.5)
+    assert fill(16, 1024, 132) == pytest.approx(16 / 264)
+    # Small blocks: 32 per SM at most, whatever their threads allow.
+    assert fill(132 * 32, 32, 132) == 1.0 and fill(132 * 16, 32, 132) == pytest.approx(0.5)
+    assert fill(10**7, 256, 132) == 1.0, "capped at the whole device"
+    assert fill(66, 256, 66) == pytest.approx(1 / 8), "the SM count is the caller's"
+
+
+def test_the_census_over_meta_tensors_sees_the_launches_real_tensors_get():
+    """The census builds the descriptor over meta tensors (no storage); its grids and blocks
+    must be those of the same descriptor over real tensors at the official sizes."""
+    import torch
+
+    from kmut import loader
+    from kmut.contract import draw_inputs
+    from kmut.fastrand import Drawing
+    from kmut.validate import is_pipeline, kernel_names, parse_descriptor
+
+    path = ROOT / "substrates" / "accepted" / "L3p4_lenet5.py"
+    fields, K, _ = loader.load(path, torch)
+    suite = next(s for s in fields["suites"] if s.name == "T0_original")
+    sizes = K.sizes_for(fields["dims"], suite)
+    inputs = draw_inputs(suite, suite.seeds[0], sizes, Drawing(torch))
+    K.zero_init.clear()
+    steps, _ = parse_descriptor(fields["launch"](inputs, torch), is_pipeline(fields), kernel_names(fields), str(path), torch)
+    real = [(s.grid[0] * s.grid[1] * s.grid[2], s.block[0] * s.block[1] * s.block[2]) for s in steps]
+    assert len(real) == 7
+    assert bench_streams.geometry(path, torch) == real
+
+
+def test_the_census_runs_without_a_gpu_and_tells_a_full_grid_from_a_starved_one(kmut_cmd):
+    relu, layernorm, lstm = (f"substrates/accepted/{n}.py" for n in ("L1p19_relu", "L1p40_layernorm", "L3p35_lstm"))
+    got = subprocess.run([*kmut_cmd, "bench", "streams", "--census", "--sample", "0", "--json", relu, layernorm, lstm],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert got.returncode == 0, got.stderr
+    import json
+
+    rows = {r["substrate"]: r for r in json.loads(got.stdout.strip().splitlines()[-1])["rows"]}
+    # ReLU over 4096 x 393,216 elements: millions of blocks, every launch fills the device.
+    assert rows["L1p19_relu"]["launches"] == 1 and rows["L1p19_relu"]["under_half"] == 0
+    assert rows["L1p19_relu"]["mean_fill"] == 1.0
+    # LayerNorm: one block per normalised row, 16 rows: 16 of the 264 blocks 132 SMs hold.
+    assert rows["L1p40_layernorm"]["least_blocks"] == 16 and rows["L1p40_layernorm"]["under_half"] == 1
+    # The LSTM: thousands of launches, nearly all a few blocks each.
+    assert rows["L3p35_lstm"]["launches"] > 3000 and rows["L3p35_lstm"]["under_half"] / rows["L3p35_lstm"]["launches"] > 0.99
+    table = subprocess.run([*kmut_cmd, "bench", "streams", "--census", "--sample", "0", relu, layernorm], capture_output=True,
+                           text=True, cwd=ROOT)
+    assert table.returncode == 0, table.stderr
+    assert "L1: 1 of 2 substrates have every launch filling at least half the device" in table.stdout
+    fewer = subprocess.run([*kmut_cmd, "bench", "streams", "--census", "--sms", "8", "--json", layernorm], capture_output=True,
+                           text=True, cwd=ROOT)
+    assert json.loads(fewer.stdout.strip().splitlines()[-1])["rows"][0]["under_half"] == 0, "16 blocks of 1,024 threads fill 8 SMs"

@@ -791,7 +791,8 @@ pub enum BenchCommand {
     /// Time a sample of substrates' original kernels at the official sizes, k copies one after
     /// another on one CUDA stream against k copies on k streams at once in one context (the
     /// headroom for several mutants' kernels in flight per worker), checking every copy's
-    /// output is the same bits both ways. Needs a GPU.
+    /// output is the same bits both ways. Needs a GPU, but `--census` (the launches'
+    /// geometry and how much of the device each can fill) does not.
     Streams(BenchStreamsArgs),
 }
 
@@ -819,6 +820,14 @@ pub struct BenchStreamsArgs {
     /// Print the figures as one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// No GPU and no timing: each substrate's launches at the official sizes (built over meta
+    /// tensors) and the share of the device each launch's first wave can fill, from its blocks
+    /// and threads alone. `--sample` still applies; `--sample 0` for every substrate.
+    #[arg(long)]
+    pub census: bool,
+    /// Multiprocessors the census assumes (132: H100 SXM and H200).
+    #[arg(long, default_value_t = 132, requires = "census")]
+    pub sms: u32,
 }
 
 #[derive(Debug, clap::Args)]

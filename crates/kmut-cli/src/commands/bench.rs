@@ -254,6 +254,9 @@ pub fn streams(args: &crate::args::BenchStreamsArgs, env: &Environment) -> anyho
     if args.json {
         cmd.arg("--json");
     }
+    if args.census {
+        cmd.args(["--census", "--sms", &args.sms.to_string()]);
+    }
     cmd.args(&args.substrates);
     let status = cmd.status().with_context(|| format!("starting {}", env.python.display()))?;
     anyhow::ensure!(status.success(), "`python -m kmut.bench_streams` failed ({status}; its error is above)");
