@@ -123,6 +123,15 @@ def floor(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "levels": {lv: sum(v) / len(v) for lv, v in sorted(levels.items())}}
 
 
+def official(path: Path, fields: dict[str, Any], K: Any) -> tuple[Any, dict[str, int]]:
+    """A substrate's `T0_original` suite (KernelBench's own inputs) and its sizes: what both the
+    timed probe and the census run at."""
+    suite = next((s for s in fields["suites"] if s.name == "T0_original"), None)
+    if suite is None:
+        raise LookupError(f"{path}: no T0_original suite")
+    return suite, K.sizes_for(fields["dims"], suite)
+
+
 class Substrate:
     """One substrate's original, loaded and compiled for the device, with its official inputs."""
 
@@ -142,10 +151,7 @@ class Substrate:
         if result["image"] is None:
             raise RuntimeError(f"{path}: NVRTC rejected the original:\n{result['rendered']}")
         self.launcher = Launcher(result["image"], device.index, result["symbols"])
-        suite = next((s for s in fields["suites"] if s.name == "T0_original"), None)
-        if suite is None:
-            raise LookupError(f"{path}: no T0_original suite")
-        sizes = K.sizes_for(fields["dims"], suite)
+        suite, sizes = official(path, fields, K)
         self.inputs = draw_inputs(suite, suite.seeds[0], sizes, Drawing(torch), device=device, on=device)
 
     def build(self) -> tuple[list[tuple[str, Any, Any, list[bytes]]], Any]:
@@ -268,10 +274,7 @@ def geometry(path: Path, torch: Any) -> list[tuple[int, int]]:
     from .validate import is_pipeline, kernel_names, parse_descriptor
 
     fields, K, _ = loader.load(path, torch)
-    suite = next((s for s in fields["suites"] if s.name == "T0_original"), None)
-    if suite is None:
-        raise LookupError(f"{path}: no T0_original suite")
-    sizes = K.sizes_for(fields["dims"], suite)
+    suite, sizes = official(path, fields, K)
     with torch.device("meta"):
         inputs = [t.to("meta") if isinstance(t, torch.Tensor) else t for t in suite.gen(torch, sizes)]
     K.zero_init.clear()
@@ -287,12 +290,10 @@ def census_row(path: Path, launches: list[tuple[int, int]], sms: int) -> dict[st
 
 
 def census_table(rows: list[dict[str, Any]], sms: int) -> str:
-    lines = [f"kmut bench streams --census: each original's launches at the official sizes, on {sms} SMs "
-             "(a wave's share of the device from blocks and threads alone: at least this)",
-             ""]
     w = max([43] + [len(r["substrate"]) for r in rows])
-    lines[-1] = f"{'substrate':<{w}} launches  under half  mean fill  least blocks"
-    lines.append("-" * len(lines[-1]))
+    head = f"{'substrate':<{w}} launches  under half  mean fill  least blocks"
+    lines = [f"kmut bench streams --census: each original's launches at the official sizes, on {sms} SMs "
+             "(a wave's share of the device from blocks and threads alone: at least this)", head, "-" * len(head)]
     for r in rows:
         if "error" in r:
             lines.append(f"{r['substrate']:<{w}} failed: {r['error']}")
@@ -304,7 +305,7 @@ def census_table(rows: list[dict[str, Any]], sms: int) -> str:
         group = [r for r in ok if r["level"] == lv]
         full = sum(1 for r in group if r["under_half"] == 0)
         share = sum(r["under_half"] / r["launches"] for r in group if r["launches"]) / len(group)
-        lines.append(f"  L{lv}: {full} of {len(group)} substrates have every launch filling at least half the device; "
+        lines.append(f"  {'L' + str(lv) if lv is not None else 'no level'}: {full} of {len(group)} substrates have every launch filling at least half the device; "
                      f"on average {share:.1%} of a substrate's launches fill less")
     lines.append("What this leaves out: how long each launch runs (a small grid may last microseconds or most of the "
                  "run), and what fills an SM besides blocks. Which launches could share the device; the timed probe says what it gains.")

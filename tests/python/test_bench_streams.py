@@ -219,8 +219,7 @@ def test_the_census_over_meta_tensors_sees_the_launches_real_tensors_get():
 
     path = ROOT / "substrates" / "accepted" / "L3p4_lenet5.py"
     fields, K, _ = loader.load(path, torch)
-    suite = next(s for s in fields["suites"] if s.name == "T0_original")
-    sizes = K.sizes_for(fields["dims"], suite)
+    suite, sizes = bench_streams.official(path, fields, K)
     inputs = draw_inputs(suite, suite.seeds[0], sizes, Drawing(torch))
     K.zero_init.clear()
     steps, _ = parse_descriptor(fields["launch"](inputs, torch), is_pipeline(fields), kernel_names(fields), str(path), torch)
@@ -251,3 +250,11 @@ def test_the_census_runs_without_a_gpu_and_tells_a_full_grid_from_a_starved_one(
     fewer = subprocess.run([*kmut_cmd, "bench", "streams", "--census", "--sms", "8", "--json", layernorm], capture_output=True,
                            text=True, cwd=ROOT)
     assert json.loads(fewer.stdout.strip().splitlines()[-1])["rows"][0]["under_half"] == 0, "16 blocks of 1,024 threads fill 8 SMs"
+
+
+def test_a_census_of_a_broken_substrate_names_it_and_fails(kmut_cmd, tmp_path):
+    broken = tmp_path / "L1p1_broken.py"
+    broken.write_text("this is not python\n", encoding="utf-8")
+    got = subprocess.run([*kmut_cmd, "bench", "streams", "--census", str(broken)], capture_output=True, text=True, cwd=ROOT)
+    assert got.returncode != 0
+    assert "L1p1_broken" in got.stdout and "failed:" in got.stdout
