@@ -720,12 +720,17 @@ def add_throughput_options(parser: argparse.ArgumentParser) -> None:
                         help="launch every step of a mutant's pipeline, also those before its first changed step")
     parser.add_argument("--no-skip-tail", action="store_true",
                         help="launch every step after a mutant's last changed one, also where its run left the original's state")
+    parser.add_argument("--no-fused", action="store_true",
+                        help="the output's comparison and the column checksum by torch's kernels, not kmut's one-launch ones "
+                             "(kmut.compare_fused, kmut.checksum_fused; the same figures)")
 
 
 def apply_throughput_options(args: argparse.Namespace) -> None:
     from . import compare as compare_module  # noqa: PLC0415 - the module, for its mode switch
 
     compare_module.set_mode(args.compare)
+    if args.no_fused:
+        os.environ["KMUT_COMPARE"] = os.environ["KMUT_CHECKSUM"] = "torch"
 
 
 def main(argv: list[str] | None = None) -> int:

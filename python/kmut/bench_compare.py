@@ -7,18 +7,23 @@ a bit-identical output (what most steps before the mutated layer are), a survivi
 output (relative noise 1e-5), a killed mutant's (noise 1e-1), and a pipeline whose fault lands
 halfway (the first half identical, the rest noisy). Each figure is the median of `--repeat`
 timed calls after one untimed call, synchronised, so it includes every kernel and transfer.
+Output rows also time the torch first pass (`KMUT_COMPARE=torch`), which a GPU's one-launch
+kernel replaced, and a last row times the column checksum with torch and with its kernel.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
-from . import compare, steps
+from . import compare, guards, steps
 
 
 def _cases(torch: Any, n: int, s: int, device: str) -> list[tuple[str, str, Any, Any]]:
@@ -68,9 +73,41 @@ def measure(n: int, s: int, repeat: int, device: str) -> dict[str, Any]:
             finally:
                 compare.set_mode("fast")
         row["speedup"] = row["fp64_ms"] / row["fast_ms"] if row["fast_ms"] > 0 else None
+        # The output's torch first pass, which the one-launch kernel replaced on a GPU
+        # (kmut.compare_fused); on the host it is what `fast` measured.
+        if what == "output":
+            with _env("KMUT_COMPARE", "torch"):
+                row["first_pass_ms"] = _time(call, repeat, sync)
         rows.append(row)
     name = torch.cuda.get_device_name(device) if device.startswith("cuda") else f"CPU ({torch.get_num_threads()} threads)"
-    return {"device": name, "elements": n, "steps": s, "repeat": repeat, "rows": rows}
+    return {"device": name, "elements": n, "steps": s, "repeat": repeat, "rows": rows, "checksum": _checksum_row(torch, n, device, repeat, sync)}
+
+
+def _checksum_row(torch: Any, n: int, device: str, repeat: int, sync: Any) -> dict[str, Any]:
+    """The column checksum a worker takes after every evaluation (kmut.guards.checksum), over an
+    input and a reference of n float32 elements and 64 small weights (a network's): the torch
+    sums against the one-launch kernel (kmut.checksum_fused; on a GPU only)."""
+    g = torch.Generator(device=device).manual_seed(1)
+    column = [torch.rand(n, generator=g, device=device) for _ in range(2)]
+    column += [torch.rand(4096, generator=g, device=device) for _ in range(64)]
+    call = lambda: guards.checksum(column, torch)  # noqa: E731
+    with _env("KMUT_CHECKSUM", "torch"):
+        torch_ms = _time(call, repeat, sync)
+    kernel_ms = _time(call, repeat, sync) if device.startswith("cuda") else None
+    return {"tensors": len(column), "torch_ms": torch_ms, "kernel_ms": kernel_ms}
+
+
+@contextlib.contextmanager
+def _env(name: str, value: str) -> Iterator[None]:
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = old
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,9 +129,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"kmut bench compare: {result['device']}, float32 tensors of {a.elements:,} elements, "
           f"median of {a.repeat} calls (ms per call, kernels and transfers included)")
-    print(f"{'comparison':<8} {'case':<28} {'float64':>10} {'fast':>10} {'speedup':>8}")
+    print(f"{'comparison':<8} {'case':<28} {'float64':>10} {'fast':>10} {'speedup':>8} {'torch first pass':>17}")
     for r in result["rows"]:
-        print(f"{r['what']:<8} {r['case']:<28} {r['fp64_ms']:>10.2f} {r['fast_ms']:>10.2f} {r['speedup']:>7.2f}x")
+        first = f"{r['first_pass_ms']:>17.2f}" if "first_pass_ms" in r else f"{'':>17}"
+        print(f"{r['what']:<8} {r['case']:<28} {r['fp64_ms']:>10.2f} {r['fast_ms']:>10.2f} {r['speedup']:>7.2f}x {first}")
+    c = result["checksum"]
+    kernel = f"{c['kernel_ms']:.2f} ms with the kernel ({c['torch_ms'] / c['kernel_ms']:.2f}x)" if c["kernel_ms"] else "no kernel on the host"
+    print(f"column checksum over {c['tensors']} tensors (two of {a.elements:,} elements): {c['torch_ms']:.2f} ms with torch, {kernel}")
+    print("fast: what a run uses (on a GPU the output's one-launch kernel, kmut.compare_fused); torch first pass: "
+          "the float32 pass it replaced (KMUT_COMPARE=torch)")
     return 0
 
 

@@ -21,12 +21,17 @@ chunk's largest (or overflowed) are measured again in float64, so every figure, 
 is the float64 computation's to the bit, wherever it lies; the float64 work shrinks from every
 element to the few that can be the maximum. `set_mode("fp64")` measures every element in
 float64 (the previous behaviour; `kmut bench run` uses it as its baseline).
+
+On a GPU, a float32 pair is measured by one kernel instead (`kmut.compare_fused`: every element in
+float64 in a single pass, the same figures to the bit), unless `KMUT_COMPARE=torch`.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+from . import compare_fused
 
 # Elements compared per chunk (float64 temporaries of this many elements, a few of them).
 CHUNK = 1 << 26
@@ -67,6 +72,10 @@ def compare(ref: Any, out: Any, torch: Any, chunk: int = CHUNK) -> dict[str, Any
     if tuple(out.shape) != tuple(ref.shape):
         return {"shape_ok": False, "tau": math.inf, "max_abs": math.inf, "max_rel": math.inf, "nonfinite": False,
                 "shape": f"{tuple(out.shape)} vs ref {tuple(ref.shape)}"}
+    if _MODE == "fast" and compare_fused.enabled() and compare_fused.takes(ref, out, torch):
+        measured = compare_fused.figures(ref, out, torch)
+        if measured is not None:
+            return measured
     r_all, o_all = ref.reshape(-1), out.reshape(-1)
     fast = _first_pass_applies(ref, out, torch)
     tau = max_abs = max_rel = 0.0

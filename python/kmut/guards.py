@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any
 
+from . import checksum_fused
+
 # Elements of canary before and after every buffer `launch` allocates: an index one row off
 # lands in them, not in a neighbouring allocation.
 CANARY_ELEMENTS = 16384
@@ -32,25 +34,40 @@ def checksum(tensors: list[Any], torch: Any) -> str:
     (bytes when the size is odd) and a position-weighted sum of the first words, so that a
     changed or swapped value changes it. The sums of every tensor on one device come back in
     one transfer: a level-3 network's hundreds of weights cost one synchronisation after every
-    evaluation, not two each."""
+    evaluation, not two each. On a GPU the sums come from one kernel for all of a device's
+    tensors (`kmut.checksum_fused`: the same sums, so the same digest)."""
     described: list[Any] = []
     pending: dict[Any, list[tuple[int, Any]]] = {}
+    fused: dict[Any, list[tuple[int, Any]]] = {}
+    use_kernel = checksum_fused.enabled()
     for i, t in enumerate(tensors):
         if not isinstance(t, torch.Tensor):
             described.append(repr(t))
             continue
-        raw = t.detach().contiguous().view(-1).view(torch.uint8)
-        words = raw.view(torch.int32) if raw.numel() % 4 == 0 else raw
-        head = words[:1021].to(torch.int64)
-        weights = torch.arange(1, 1 + head.numel(), device=words.device, dtype=torch.int64)
-        sums = torch.stack([words.sum(dtype=torch.int64), (head * weights).sum()])
-        pending.setdefault(words.device, []).append((i, sums))
+        words = checksum_fused.words(t, torch)
         described.append(f"{t.dtype}:{tuple(t.shape)}")
+        if use_kernel and checksum_fused.takes(words):
+            fused.setdefault(words.device, []).append((i, words))
+        else:
+            pending.setdefault(words.device, []).append((i, _torch_sums(words, torch)))
+    for device, items in fused.items():
+        sums = checksum_fused.sums([w for _, w in items], torch)
+        if sums is None:  # the kernel is not available here: torch sums them
+            pending.setdefault(device, []).extend((i, _torch_sums(w, torch)) for i, w in items)
+        else:
+            pending.setdefault(device, []).extend((i, sums[k]) for k, (i, _) in enumerate(items))
     for items in pending.values():
         values = torch.stack([s for _, s in items]).tolist()
         for (i, _), (total, weighted) in zip(items, values):
             described[i] = f"{described[i]}:{total}:{weighted}"
     return hashlib.sha256("|".join(described).encode()).hexdigest()
+
+
+def _torch_sums(words: Any, torch: Any) -> Any:
+    """A tensor's (sum of words, position-weighted sum of its first words) by torch, queued."""
+    head = words[: checksum_fused.HEAD].to(torch.int64)
+    weights = torch.arange(1, 1 + head.numel(), device=words.device, dtype=torch.int64)
+    return torch.stack([words.sum(dtype=torch.int64), (head * weights).sum()])
 
 
 def canary_pattern(n_bytes: int, device: Any, torch: Any, byte: int = CANARY_BYTE) -> Any:

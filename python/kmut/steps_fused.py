@@ -26,8 +26,9 @@ from __future__ import annotations
 import math
 import os
 import struct
-import sys
 from typing import Any
+
+from . import own_kernels
 
 SOURCE = r"""
 #define THREADS 256
@@ -76,10 +77,6 @@ THREADS = 256
 ELEMENTS_PER_THREAD = 8
 MAX_BLOCKS = 128
 
-_launchers: dict[int, Any] = {}
-_failed: set[int] = set()
-
-
 def enabled() -> bool:
     return os.environ.get("KMUT_STEP_STATS", "fused") != "torch"
 
@@ -99,20 +96,7 @@ def takes(orig: Any, out: Any, torch: Any) -> bool:
 
 def launcher(device_index: int, torch: Any) -> Any:
     """The kernel loaded on `device_index` (compiled once per process), or None when it cannot be."""
-    if device_index in _failed:
-        return None
-    if device_index not in _launchers:
-        from .bridge import Launcher  # noqa: PLC0415 - needs the native module and a GPU
-        from .nvrtc import compile_cuda  # noqa: PLC0415
-
-        major, minor = torch.cuda.get_device_capability(device_index)
-        built = compile_cuda(SOURCE, "kmut_step_stats.cu", arch=f"sm_{major}{minor}", kernels=[KERNEL])
-        if built.get("image") is None:
-            _failed.add(device_index)
-            print(f"kmut.steps_fused: the step-statistics kernel did not compile; using torch\n{built.get('log', '')}", file=sys.stderr)
-            return None
-        _launchers[device_index] = Launcher(built["image"], device_index, built.get("symbols"))
-    return _launchers[device_index]
+    return own_kernels.load(SOURCE, "kmut_step_stats.cu", KERNEL, device_index, torch)
 
 
 # CUDA's limit on a grid's second dimension: more steps than this go in several launches.
@@ -134,7 +118,7 @@ def stats(pairs: list[tuple[Any, Any]], atol: float, rtol: float, torch: Any) ->
 
 def _stats_launch(pairs: list[tuple[Any, Any]], atol: float, rtol: float, torch: Any) -> Any | None:
     device = pairs[0][0].device
-    kernel = launcher(device.index if device.index is not None else torch.cuda.current_device(), torch)
+    kernel = launcher(own_kernels.device_index(pairs[0][0], torch), torch)
     if kernel is None:
         return None
     counts_list = [o.numel() for o, _ in pairs]
@@ -146,8 +130,7 @@ def _stats_launch(pairs: list[tuple[Any, Any]], atol: float, rtol: float, torch:
     args = [struct.pack("<Q", table[0].data_ptr()), struct.pack("<Q", table[1].data_ptr()),
             struct.pack("<Q", table[2].data_ptr()), struct.pack("<d", atol), struct.pack("<d", rtol),
             struct.pack("<Q", partial.data_ptr())]
-    stream = torch.cuda.current_stream(device).cuda_stream
-    kernel.module.launch(kernel.symbol(KERNEL), (blocks, len(pairs), 1), (THREADS, 1, 1), args, stream)
+    own_kernels.launch(kernel, KERNEL, (blocks, len(pairs), 1), THREADS, args, device, torch)
     tau = partial[:, :, 0].amax(dim=1)
     d2, r2, off = (partial[:, :, k].sum(dim=1) for k in (1, 2, 3))
     rel = torch.where(d2 == 0, torch.zeros_like(d2), torch.sqrt(d2) / torch.sqrt(r2))

@@ -23,6 +23,9 @@ def test_every_case_is_timed_in_both_modes():
     for r in out["rows"]:
         assert r["fp64_ms"] > 0 and r["fast_ms"] > 0
         assert abs(r["speedup"] - r["fp64_ms"] / r["fast_ms"]) < 1e-9
+        assert (r.get("first_pass_ms", 0) > 0) == (r["what"] == "output"), "the torch first pass is timed for outputs"
+    assert out["checksum"]["tensors"] == 66 and out["checksum"]["torch_ms"] > 0
+    assert out["checksum"]["kernel_ms"] is None, "the checksum kernel runs only on a GPU"
 
 
 def test_bad_options_are_refused_with_the_reason():

@@ -27,7 +27,7 @@ def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
     assert (doc["backend"], doc["sample"], doc["seed"]) == ("cpu", 6, 1)
     configs = doc["configurations"]
     assert [c["configuration"]["name"] for c in configs] == ["previous", "this"]
-    assert configs[0]["configuration"]["worker_flags"] == ["--compare", "fp64", "--no-skip-prefix", "--no-skip-tail"]
+    assert configs[0]["configuration"]["worker_flags"] == ["--compare", "fp64", "--no-skip-prefix", "--no-skip-tail", "--no-fused"]
     assert configs[1]["configuration"]["worker_flags"] == []
     for c in configs:
         assert c["mutants"] == 6 and 0 < c["settled"] <= 6, c

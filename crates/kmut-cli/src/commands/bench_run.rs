@@ -125,6 +125,9 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             "no-tail" => Some(Configuration { name: "no-tail".into(), worker_flags: vec!["--no-skip-tail".into()], ..this.clone() }),
             // One lever alone: each first-kill column waits for the wave before it to end.
             "waves" => Some(Configuration { name: "waves".into(), advance_waves: false, ..this.clone() }),
+            // One lever alone: the output's comparison and the column checksum by torch's
+            // kernels instead of kmut's one-launch ones.
+            "no-fused" => Some(Configuration { name: "no-fused".into(), worker_flags: vec!["--no-fused".into()], ..this.clone() }),
             // One lever alone: no column prepared ahead of its first-kill wave.
             "prefetch" => Some(Configuration { name: "no-prefetch".into(), prefetch: false, ..this.clone() }),
             // The defaults before the throughput work: two workers per GPU, float64 throughout,
@@ -132,7 +135,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             _ => Some(Configuration {
                 name: "previous".into(),
                 workers_per_device: if backend == Backend::Gpu { 2 } else { machines.workers },
-                worker_flags: vec!["--compare".into(), "fp64".into(), "--no-skip-prefix".into(), "--no-skip-tail".into()],
+                worker_flags: vec!["--compare".into(), "fp64".into(), "--no-skip-prefix".into(), "--no-skip-tail".into(), "--no-fused".into()],
                 advance_waves: false,
                 prefetch: false,
                 ..this.clone()
