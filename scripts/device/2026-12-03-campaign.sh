@@ -66,6 +66,15 @@ if [ "${LIMIT_TEST:-1}" = 1 ]; then
     export KMUT_MAX_INPUT_BYTES=$((1 << 50)); stamp "input limit check FAILED; KMUT_MAX_INPUT_BYTES=$KMUT_MAX_INPUT_BYTES"; tail -n 30 "$L/input-limit.txt"
   fi
 fi
+# Tenth session of 2026-12-06: the output comparison and the column checksum are one kernel
+# launch each on a GPU (kmut.compare_fused, kmut.checksum_fused); checked against torch's
+# expressions on this GPU first (FUSED_TEST, default on), each turned off if it disagrees.
+if [ "${FUSED_TEST:-1}" = 1 ]; then
+  gpu_check tests/python/test_compare_fused_gpu.py KMUT_COMPARE torch "the one-launch comparison and torch's"
+  gpu_check tests/python/test_checksum_fused_gpu.py KMUT_CHECKSUM torch "the one-launch checksum and torch's"
+fi
+# COMPARE_BENCH=1: both comparisons and the checksum, torch against the kernels, on 2^28-element tensors.
+[ "${COMPARE_BENCH:-0}" = 1 ] && python3 -m kmut bench compare --elements $((1 << 28)) --repeat 3 2>&1 | tee "$L/bench-compare.txt"
 # kmut.fastrand against torch.rand on this host's cores (the draws of every official input).
 [ "${DRAW_BENCH:-1}" = 1 ] && stamp "$(python3 -m kmut bench draw --elements $((1 << 28)) --repeat 2 2>&1 | tail -n 1)"
 # 2026-12-06: issue 21's compile goal on this host's cores (one thread, N threads, a pool of N NVRTC processes).
