@@ -10,8 +10,9 @@ Requests:
       Make (suite, seed) of the substrate current: load the substrate (the only one the worker
       holds), draw the inputs (from the scratch cache when another worker drew them already),
       compute the reference and run the original image. Answers {"event": "column", ...} with
-      the original's tau*, its kernel time, the preparation time and the column's peak device
-      memory (`peak_bytes`), or {"event": "error", "detail": ..., "environment": bool}.
+      the original's tau*, its kernel time, the preparation time, the preparation's peak device
+      memory (`peak_bytes`) and what the worker keeps while evaluating on the column
+      (`held_bytes`), or {"event": "error", "detail": ..., "environment": bool}.
   {"op": "eval", "eval": N, "mutant": ID, "image": PATH|null, "scope": [...], "transform": {...}|null,
    "variant": NAME|null, "orders": [...]}
       (`variant` and `orders` on the CPU backend only: the mutant's variant in the `image`
@@ -246,10 +247,12 @@ class Worker:
         # spent 634 of its 1,105 preparation seconds there, about five times the original's
         # kernel time, and the log could not say where the rest went.
         self.phases = phases
+        before_run = self.memory_window()
         try:
             original = self.run_original()
         finally:
             self.phases = None
+        held = self.memory_window_peak()
         phases.mark("original")
         if original.get("environment"):
             raise MachineFailure(original["environment"])
@@ -259,17 +262,42 @@ class Worker:
         validity = self.known_validity(sub, name, seed, sizes, req["margin"]) if req.get("margin") is not None else {}
         phases.mark("validity")
         self.original_out = None
-        # The column's footprint: what this worker holds while evaluating on it (its weights,
-        # inputs, reference, and one run's buffers), for the orchestrator's memory budget.
-        # Step outputs kept on the device are packed during the preparation, while the original's
-        # run still holds its buffers (which a mutant's run then reuses): its peak counts them.
-        peak = None if self.cpu else torch.cuda.max_memory_reserved(self.device)
+        # The column's footprints, for the orchestrator's memory budget. `peak_bytes`: what
+        # preparing it took at most (the draw, the reference's activations, the validity gate's
+        # float64 copies), which the next preparation of the same sizes is budgeted at.
+        # `held_bytes`: what this worker keeps while it evaluates on it (its weights, inputs,
+        # reference, kept step outputs and one run's buffers: the original's run alone, measured
+        # after the preparation's transient memory went back to the device), which the budget
+        # counts for it until it drops the column. Step outputs kept on the device are packed
+        # during the original's run, so both count them.
+        peak = None if self.cpu else max(before_run or 0, torch.cuda.max_memory_reserved(self.device))
+        if validity and not self.cpu:
+            torch.cuda.empty_cache()  # the validity gate's float64 copies, given back
         # Where a column's preparation goes (issue 21's next lever is read from these lines in
         # the run's workers log), one line per prepared column.
-        progress(f"prepared {sub['fields']['name']} {name} seed {seed}: {phases}")
+        memory = "" if peak is None or held is None else f"; held {held / 2**20:.1f} MiB of a {peak / 2**20:.1f} MiB peak"
+        progress(f"prepared {sub['fields']['name']} {name} seed {seed}: {phases}{memory}")
         emit("column", suite=name, seed=seed, sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
-             kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak, **validity,
-             **self.steps_layout())
+             kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak,
+             held_bytes=held, **validity, **self.steps_layout())
+
+    def memory_window(self) -> int | None:
+        """Before the original's run: the preparation's reserved peak so far, and then the
+        cached memory nothing holds any more (the reference's activations, the draw's copies)
+        given back to the device and the peak counters reset, so that `memory_window_peak` sees
+        the original's run alone over the column's live tensors. None on the CPU."""
+        if self.cpu:
+            return None
+        torch = self.torch
+        peak = torch.cuda.max_memory_reserved(self.device)
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats(self.device)
+        return peak
+
+    def memory_window_peak(self) -> int | None:
+        """The device memory reserved at most since `memory_window`: what an evaluation on this
+        column holds (a mutant's run allocates the original's buffers). None on the CPU."""
+        return None if self.cpu else self.torch.cuda.max_memory_reserved(self.device)
 
     def refuse_oversized(self, fields: dict[str, Any], name: str, sizes: dict[str, int]) -> None:
         """A generated column whose inputs alone would take more than a third of the device's or

@@ -71,3 +71,22 @@ def test_the_input_limit_on_a_gpu_is_a_third_of_the_smaller_memory_and_refuses_l
     over = {**official, "batch": limit // per_row + 2}
     with pytest.raises(TooLarge):
         w.refuse_oversized(fields, f"W:boundary:1:batch={over['batch']}", over)
+
+
+@pytest.mark.gpu
+def test_each_prepared_column_says_what_it_holds_beside_its_preparation_s_peak(kmut_cmd, tmp_path):
+    """The worker gives the preparation's transient memory back before the original's run and
+    reports what an evaluation holds (`held_bytes`), never more than the preparation's peak; the
+    workers log says both for each column."""
+    import re
+
+    store = tmp_path / "s.sqlite"
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    cmd = [*kmut_cmd, "run", DEMO, "--store", str(store), "--cache", str(tmp_path / "cache"), "--workers-per-gpu", "1",
+           "--rules", "arith-mul-to-div"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    log = (tmp_path / "s.sqlite.workers.log").read_text()
+    found = [(float(h), float(p)) for h, p in re.findall(r"prepared .*; held ([\d.]+) MiB of a ([\d.]+) MiB peak", log)]
+    assert found, log[-3000:]
+    assert all(0 < held <= peak for held, peak in found), found

@@ -4,7 +4,7 @@
 //! Each worker logs one line per prepared column (`python/kmut/phases.py`, `Phases`):
 //!
 //! ```text
-//!   [worker 773] prepared L2p45_x W:dense:1:official seed 1: draw 267 ms ref 659 ms checksum 44 ms original 2041 ms validity 457 ms
+//!   [worker 773] prepared L2p45_x W:dense:1:official seed 1: draw 267 ms ref 659 ms checksum 44 ms original 2041 ms validity 457 ms; held 812.0 MiB of a 2048.0 MiB peak
 //! ```
 //!
 //! Summed over a run they say which phase to make cheaper (issue 21 ranks its levers by them);
@@ -28,6 +28,8 @@ impl PrepPhases {
             let Some((_, rest)) = line.split_once("] prepared ") else { continue };
             let Some((_, phases)) = rest.rsplit_once(": ") else { continue };
             out.columns += 1;
+            // The phases end where the column's memory figures begin (`; held ...`).
+            let phases = phases.split(';').next().unwrap_or_default();
             let words: Vec<&str> = phases.split_whitespace().collect();
             for w in words.chunks(3) {
                 if let [name, ms, "ms"] = w {
@@ -99,7 +101,7 @@ mod tests {
     fn the_phases_of_every_prepared_line_are_summed_and_other_lines_skipped() {
         let log = "  [worker 773] prepared L2p45_x W:dense:1:official seed 1: draw 267 ms ref 659 ms checksum 44 ms original 2041 ms validity 457 ms\n\
                    run: something else\n\
-                   \x20 [worker 781] prepared L1p1_y T0_original seed 42: draw 1733 ms ref 7 ms original 10 ms\n\
+                   \x20 [worker 781] prepared L1p1_y T0_original seed 42: draw 1733 ms ref 7 ms original 10 ms; held 12.5 MiB of a 40.0 MiB peak\n\
                    \x20 [worker 781] inputs damaged by a mutant; restoring them\n";
         let p = PrepPhases::read(log);
         assert_eq!(p.columns, 2);

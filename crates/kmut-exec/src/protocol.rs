@@ -99,7 +99,13 @@ pub struct ColumnReport {
     pub max_abs: Option<f64>,
     pub kernel_ms: Option<f64>,
     pub prep_s: Option<f64>,
+    /// The preparation's peak device memory (the draw, the reference's activations, the
+    /// validity gate's float64 copies): what preparing the same sizes is budgeted at.
     pub peak_bytes: Option<u64>,
+    /// What the worker keeps while it evaluates on the column (its live tensors and one run's
+    /// buffers, measured after the preparation's transient memory went back to the device):
+    /// what the budget counts for it until it drops the column. Never above `peak_bytes`.
+    pub held_bytes: Option<u64>,
     /// The witness search's validity gate, on generated columns.
     pub valid: Option<bool>,
     pub tau64_ref: Option<f64>,
@@ -165,6 +171,7 @@ impl Event {
                 kernel_ms: num("kernel_ms"),
                 prep_s: num("prep_s"),
                 peak_bytes: v.get("peak_bytes").and_then(Value::as_u64),
+                held_bytes: v.get("held_bytes").and_then(Value::as_u64),
                 valid: v.get("valid").and_then(Value::as_bool),
                 tau64_ref: num("tau64_ref"),
                 tau64_orig: num("tau64_orig"),

@@ -505,6 +505,39 @@ fn prior_footprints_budget_a_fresh_store_s_first_columns() {
 }
 
 #[test]
+fn a_column_s_preparation_peak_is_budgeted_while_it_prepares_and_what_it_holds_after() {
+    // Two substrates whose preparation takes 60% of the device but whose evaluation holds 10%
+    // (the scripted `peaky` columns, as a witness column once its float64 validity copies are
+    // given back). Two preparations never fit at once, but one column being evaluated beside
+    // another's preparation does: with the held footprint the workers overlap; with the
+    // preparation's peak held throughout (the `big` substrates above) they never did.
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let prior = std::collections::BTreeMap::from([("official".to_owned(), (100u64 << 30) * 6 / 10)]);
+    let plans: Vec<SubstratePlan> = [("peaky_a", ["survive-a", "survive-b"]), ("peaky_b", ["survive-c", "survive-d"])]
+        .into_iter()
+        .map(|(name, ids)| SubstratePlan { prior_peaks: prior.clone(), ..setup(&mut store, name, &ids) })
+        .collect();
+    let holdings = dir.path().join("holdings.log");
+    let mut cfg = config(dir.path(), false, 2);
+    cfg.worker_command.extend(["--delay".into(), "0.1".into(), "--prep-delay".into(), "0.3".into(), "--holdings".into(), holdings.display().to_string()]);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert!(s.failures.is_empty() && s.environment_errors.is_empty(), "{s:?}");
+    assert_eq!(s.evaluations, 12);
+    let mut holding = std::collections::BTreeMap::new();
+    let mut together = 0;
+    for (_, f) in holdings_log(&holdings) {
+        holding.insert(f[1].clone(), f[2] == "hold");
+        if holding.values().filter(|h| **h).count() == 2 {
+            together += 1;
+        }
+    }
+    assert!(together > 0, "no worker prepared beside a column another worker was evaluating on");
+    // The stored footprint is still the preparation's peak: the next preparation is budgeted at it.
+    assert!(store.baselines("peaky_a", TARGET).unwrap().iter().all(|b| b.peak_bytes == Some((100u64 << 30) * 6 / 10)));
+}
+
+#[test]
 fn a_generated_column_past_the_ceiling_is_skipped_for_every_mutant() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();

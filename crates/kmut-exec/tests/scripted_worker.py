@@ -20,7 +20,9 @@ It speaks the same protocol. What happens to a mutant is spelled by its id's pre
 A substrate whose name starts with `broken` fails to prepare any column; one whose name starts
 with `heavy` reports an original taking 5 s per input; one whose name starts with `slowprep`
 never finishes preparing; one whose name starts with `big` reports a column footprint of 60% of
-the device (two never fit at once); one whose name starts with `costlyprep` reports each
+the device (two never fit at once); one whose name starts with `peaky` reports a preparation
+peak of 60% of the device but holds 10% while evaluating (`held_bytes`: a witness column whose
+float64 validity copies go back after its preparation); one whose name starts with `costlyprep` reports each
 column's preparation as taking 100 s (without waiting); one whose name starts with `ceiling` reports, when the request asks for the validity gate
 (`margin`), every generated column of scale 1000 invalid (past the ceiling); one whose name starts
 with `oomprep` runs out of memory
@@ -174,7 +176,8 @@ def main():
                 time.sleep(3600)
             time.sleep(args.prep_delay)
             ms = 5000.0 if name.startswith("heavy") else 1.0
-            peak = int(TOTAL * 0.6) if name.startswith("big") else 1 << 30
+            peak = int(TOTAL * 0.6) if name.startswith(("big", "peaky")) else 1 << 30
+            held = int(TOTAL * 0.1) if name.startswith("peaky") else peak
             validity = {}
             if req.get("margin") is not None:
                 past = name.startswith("ceiling") and ":1000:" in req["suite"]
@@ -183,7 +186,7 @@ def main():
             # A suite named `*origfail*`: the original's own output is off by 1e-3 there.
             off = 1e-3 if "origfail" in req["suite"] else 0.0
             emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, tau=off, max_abs=off, kernel_ms=ms, canary=False, prep_s=prep_s,
-                 peak_bytes=peak, **validity)
+                 peak_bytes=peak, held_bytes=held, **validity)
             continue
         mid = req["mutant"]
         kind = mid.split("-")[0]

@@ -29,7 +29,11 @@ impl Engine<'_> {
                 self.slots[i].state = SlotState::Idle;
                 if let Some(peak) = report.peak_bytes {
                     self.ledger.measured(unit.sub, unit.col, crate::memory::size_class(&self.plans[unit.sub].columns[unit.col].suite), peak);
-                    self.slots[i].held = peak;
+                    // Preparing took `peak`; evaluating holds less once the preparation's
+                    // transient memory is given back (a witness column's float64 validity
+                    // copies, the reference's activations), and the other workers may use the
+                    // rest. A worker that does not say holds its peak.
+                    self.slots[i].held = report.held_bytes.map_or(peak, |h| h.min(peak));
                 }
                 if self.alone.remove(&unit) {
                     self.summary.environment_retried += 1;
