@@ -19,7 +19,6 @@ aligned to four bytes) are summed by torch. `KMUT_CHECKSUM=torch` turns the kern
 from __future__ import annotations
 
 import math
-import os
 import struct
 from typing import Any
 
@@ -78,7 +77,7 @@ MAX_TENSORS_PER_LAUNCH = 65535
 
 
 def enabled() -> bool:
-    return os.environ.get("KMUT_CHECKSUM", "fused") != "torch"
+    return own_kernels.switched_on("KMUT_CHECKSUM")
 
 
 def words(t: Any, torch: Any) -> Any:

@@ -26,7 +26,6 @@ by torch as before, and so is everything in the `fp64` mode (`kmut bench run`'s 
 from __future__ import annotations
 
 import math
-import os
 import struct
 from typing import Any
 
@@ -79,20 +78,12 @@ MAX_BLOCKS = 2048
 
 
 def enabled() -> bool:
-    return os.environ.get("KMUT_COMPARE", "fused") != "torch"
+    return own_kernels.switched_on("KMUT_COMPARE")
 
 
 def takes(ref: Any, out: Any, torch: Any) -> bool:
-    """Whether this kernel measures the pair: float32 on the same CUDA device, same shape, dense.
-    The caller has checked the shapes."""
-    return (
-        ref.is_cuda
-        and out.device == ref.device
-        and ref.dtype == torch.float32
-        and out.dtype == torch.float32
-        and ref.is_contiguous()
-        and out.is_contiguous()
-    )
+    """Whether this kernel measures the pair: float32 on the same CUDA device, same shape, dense."""
+    return own_kernels.dense_float32_pair(ref, out, torch)
 
 
 def figures(ref: Any, out: Any, torch: Any) -> dict[str, Any] | None:

@@ -77,6 +77,26 @@ def _store(path: Path, image: bytes) -> None:
         pass  # a read-only cache costs the next process a compile, nothing else
 
 
+def switched_on(variable: str) -> bool:
+    """Whether a kernel here is in use: unless its switch (`KMUT_COMPARE`, `KMUT_CHECKSUM`,
+    `KMUT_STEP_STATS`) says `torch`."""
+    return os.environ.get(variable, "fused") != "torch"
+
+
+def dense_float32_pair(a: Any, b: Any, torch: Any) -> bool:
+    """Whether two tensors are what the comparison kernels read: float32, of one shape, dense,
+    on the same CUDA device."""
+    return (
+        a.is_cuda
+        and b.device == a.device
+        and a.dtype == torch.float32
+        and b.dtype == torch.float32
+        and tuple(a.shape) == tuple(b.shape)
+        and a.is_contiguous()
+        and b.is_contiguous()
+    )
+
+
 def device_index(t: Any, torch: Any) -> int:
     """The CUDA device index of tensor `t` (its device's, or the current one)."""
     return t.device.index if t.device.index is not None else torch.cuda.current_device()

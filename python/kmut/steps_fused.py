@@ -24,7 +24,6 @@ that fails to compile is reported once on stderr and the torch path is used.
 from __future__ import annotations
 
 import math
-import os
 import struct
 from typing import Any
 
@@ -77,21 +76,14 @@ THREADS = 256
 ELEMENTS_PER_THREAD = 8
 MAX_BLOCKS = 128
 
+
 def enabled() -> bool:
-    return os.environ.get("KMUT_STEP_STATS", "fused") != "torch"
+    return own_kernels.switched_on("KMUT_STEP_STATS")
 
 
 def takes(orig: Any, out: Any, torch: Any) -> bool:
     """Whether this kernel measures the pair: float32 on the same CUDA device, same shape, dense."""
-    return (
-        orig.is_cuda
-        and out.device == orig.device
-        and orig.dtype == torch.float32
-        and out.dtype == torch.float32
-        and tuple(orig.shape) == tuple(out.shape)
-        and orig.is_contiguous()
-        and out.is_contiguous()
-    )
+    return own_kernels.dense_float32_pair(orig, out, torch)
 
 
 def launcher(device_index: int, torch: Any) -> Any:
