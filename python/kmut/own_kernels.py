@@ -58,12 +58,13 @@ def _build(source: str, filename: str, kernel: str, device_index: int, torch: An
 def cache_path(source: str, arch: str) -> Path:
     """Where a compiled image of `source` for `arch` is kept between processes (a run replaces
     workers often, and each new one would pay NVRTC for every kernel here): the `own` folder of
-    kmut's cache (`$KMUT_CACHE_DIR`, else `$XDG_CACHE_HOME/kmut`, else `~/.cache/kmut`), named by
-    the source's and the architecture's hash."""
-    base = os.environ.get("KMUT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "kmut")
+    kmut's cache folder (the image cache's default, `ImageCache::default_dir`: `$KMUT_CACHE_DIR`,
+    else `$XDG_CACHE_HOME/kmut`, else `~/.cache/kmut`), named by the source's and the
+    architecture's hash."""
+    from . import _native  # noqa: PLC0415 - the one resolution of the cache folder
+
     digest = hashlib.sha256(f"{arch}\n{source}".encode()).hexdigest()[:32]
-    return Path(base) / "own" / f"{digest}.cubin"
+    return Path(_native.cache_dir()) / "own" / f"{digest}.cubin"
 
 
 def _store(path: Path, image: bytes) -> None:

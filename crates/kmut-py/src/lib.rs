@@ -21,10 +21,18 @@ fn main(py: Python<'_>, argv: Vec<String>, python: PathBuf, site_dirs: Vec<PathB
     py.detach(|| kmut_cli::main(argv, &env))
 }
 
+/// kmut's cache folder (`$KMUT_CACHE_DIR`, else `$XDG_CACHE_HOME/kmut`, else `~/.cache/kmut`):
+/// the one resolution the image cache uses, for what Python keeps beside it.
+#[pyfunction]
+fn cache_dir() -> PathBuf {
+    kmut_compile::ImageCache::default_dir()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_dir, m)?)?;
     m.add_function(wrap_pyfunction!(compile::compile_cuda, m)?)?;
     m.add_function(wrap_pyfunction!(describe::mutate_json, m)?)?;
     m.add_function(wrap_pyfunction!(cpu::cpu_build, m)?)?;
