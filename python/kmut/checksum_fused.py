@@ -12,8 +12,7 @@ the caller reads every sum in one transfer. The sums are the torch expression's,
 is the same string either way (`tests/python/test_checksum_fused_gpu.py`).
 
 Words are signed 32-bit integers when a tensor's byte count is a multiple of four, else its
-unsigned bytes, as in `guards.checksum`. Tensors this kernel does not take (the host, storage not
-aligned to four bytes) are summed by torch. `KMUT_CHECKSUM=torch` turns the kernel off.
+unsigned bytes, as in `guards.checksum`. Tensors on the host are summed by torch. `KMUT_CHECKSUM=torch` turns the kernel off.
 """
 
 from __future__ import annotations
@@ -88,8 +87,9 @@ def words(t: Any, torch: Any) -> Any:
 
 
 def takes(w: Any) -> bool:
-    """Whether the kernel sums these words: on a GPU, 32-bit words aligned to four bytes."""
-    return w.is_cuda and (w.element_size() == 1 or w.data_ptr() % 4 == 0)
+    """Whether the kernel sums these words (`words`' view as int32 already required them
+    aligned to four bytes): on a GPU."""
+    return bool(w.is_cuda)
 
 
 def sums(ws: list[Any], torch: Any) -> Any | None:

@@ -50,15 +50,17 @@ def checksum(tensors: list[Any], torch: Any) -> str:
             fused.setdefault(words.device, []).append((i, words))
         else:
             pending.setdefault(words.device, []).append((i, _torch_sums(words, torch)))
+    # (tensor indices, their sums as one (n, 2) tensor): one transfer each.
+    summed: list[tuple[list[int], Any]] = []
     for device, items in fused.items():
         sums = checksum_fused.sums([w for _, w in items], torch)
         if sums is None:  # the kernel is not available here: torch sums them
             pending.setdefault(device, []).extend((i, _torch_sums(w, torch)) for i, w in items)
         else:
-            pending.setdefault(device, []).extend((i, sums[k]) for k, (i, _) in enumerate(items))
-    for items in pending.values():
-        values = torch.stack([s for _, s in items]).tolist()
-        for (i, _), (total, weighted) in zip(items, values):
+            summed.append(([i for i, _ in items], sums))
+    summed += [([i for i, _ in items], torch.stack([s for _, s in items])) for items in pending.values()]
+    for indices, sums in summed:
+        for i, (total, weighted) in zip(indices, sums.tolist()):
             described[i] = f"{described[i]}:{total}:{weighted}"
     return hashlib.sha256("|".join(described).encode()).hexdigest()
 
