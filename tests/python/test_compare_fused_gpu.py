@@ -1,6 +1,6 @@
 """kmut.compare_fused: one launch gives kmut.compare's float64 figures bit for bit (the torch
-expression in the `fp64` mode), on random and adversarial outputs. The kernel's source is
-compiled by the real NVRTC here (CI); its figures are checked on a GPU (`-m gpu`, on the device)."""
+expression in the `fp64` mode), on random and adversarial outputs. The kernel's source is compiled by the real NVRTC in CI
+(`test_own_kernels.py`); its figures are checked on a GPU (`-m gpu`, on the device)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,9 @@ import pytest
 import torch
 
 from kmut import compare, compare_fused
-from kmut.nvrtc import compile_cuda
 
 from .test_compare_fast import FIELDS, same_figures
 from .test_steps_fast import ADVERSARIAL
-
-
-def test_the_kernel_compiles_with_nvrtc():
-    built = compile_cuda(compare_fused.SOURCE, "kmut_compare.cu", "sm_90", kernels=[compare_fused.KERNEL])
-    assert built["image"], built["log"]
-    assert compare_fused.KERNEL in built["symbols"]
 
 
 def test_host_tensors_other_dtypes_and_the_switch_keep_the_torch_path(monkeypatch):

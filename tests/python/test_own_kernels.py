@@ -8,7 +8,16 @@ import os
 import pytest
 import torch
 
-from kmut import compare_fused, own_kernels
+from kmut import checksum_fused, compare_fused, own_kernels, steps_fused
+from kmut.nvrtc import compile_cuda
+
+
+@pytest.mark.parametrize(("module", "filename"), [(compare_fused, "kmut_compare.cu"), (checksum_fused, "kmut_checksum.cu"),
+                                                 (steps_fused, "kmut_step_stats.cu")])
+def test_every_own_kernel_compiles_with_nvrtc(module, filename):
+    built = compile_cuda(module.SOURCE, filename, "sm_90", kernels=[module.KERNEL])
+    assert built["image"], built["log"]
+    assert module.KERNEL in built["symbols"]
 
 
 def test_the_image_cache_is_named_by_source_and_architecture(tmp_path, monkeypatch):

@@ -1,6 +1,6 @@
 """kmut.steps_fused: the one-launch step statistics give the float64 figures of the torch
-expression (`kmut.steps._stats_fp64`) for every step of an evaluation. The kernel's source is
-compiled by the real NVRTC here (CI); its figures are checked on a GPU (`-m gpu`, on the device)."""
+expression (`kmut.steps._stats_fp64`) for every step of an evaluation. The kernel's source is compiled by the real NVRTC in CI
+(`test_own_kernels.py`); its figures are checked on a GPU (`-m gpu`, on the device)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,10 @@ import pytest
 import torch
 
 from kmut import steps, steps_fused
-from kmut.nvrtc import compile_cuda
 
 from .test_steps_fast import ADVERSARIAL, same_figures
 
 ATOL = RTOL = 1e-2
-
-
-def test_the_kernel_compiles_with_nvrtc():
-    built = compile_cuda(steps_fused.SOURCE, "kmut_step_stats.cu", "sm_90", kernels=[steps_fused.KERNEL])
-    assert built["image"], built["log"]
-    assert steps_fused.KERNEL in built["symbols"]
 
 
 def test_host_tensors_and_the_switch_keep_the_torch_path(monkeypatch):
