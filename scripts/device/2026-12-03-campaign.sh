@@ -48,6 +48,13 @@ gpu_check() {
     export "$2=$3"; stamp "$4 FAILED; $2=$3"; tail -n 30 "$L/$(basename "$1" .py).txt"
   fi
 }
+# 2026-12-07: GPU_TESTS="PATH..." runs those GPU test files first (`pytest -m gpu`), for code no
+# device has run yet; a failure is printed and kept in the logs but switches nothing off.
+if [ -n "${GPU_TESTS:-}" ]; then
+  # shellcheck disable=SC2086
+  python3 -m pytest -q -p no:cacheprovider -m gpu $GPU_TESTS > "$L/gpu-tests.txt" 2>&1
+  stamp "GPU tests ($GPU_TESTS): $(tail -n 1 "$L/gpu-tests.txt")"; grep -E "^(FAILED|ERROR)" "$L/gpu-tests.txt" | head -n 20
+fi
 [ "${STEPS_TEST:-0}" = 1 ] && gpu_check tests/python/test_steps_fused_gpu.py KMUT_STEP_STATS torch "fused step statistics and torch's"
 # 2026-12-04 (second session): generated inputs are transformed on the GPU; checked against the CPU first.
 [ "${TRANSFORM_TEST:-1}" = 1 ] && gpu_check tests/python/test_generators_gpu.py KMUT_TRANSFORM cpu "GPU and CPU transforms of generated inputs"
