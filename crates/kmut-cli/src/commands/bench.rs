@@ -64,12 +64,12 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
     let step = (mutants.len() / args.sample.max(1)).max(1);
     let picked: Vec<_> = mutants.iter().step_by(step).take(args.sample.max(1)).collect();
     let sources: Vec<String> = picked.iter().map(|(d, edits, cuts)| apply_edits(&cudas[*d], &[edits.clone(), cuts.clone()].concat())).collect();
-    let sample: Vec<&String> = sources.iter().collect();
+    let sample: Vec<&str> = sources.iter().map(String::as_str).collect();
     // The distinct originals cut to the sampled mutants' scopes (what each is classified
     // against), in first-seen order: the compile stage compiles these too.
     let originals: Vec<String> = picked.iter().map(|(d, _, cuts)| apply_edits(&cudas[*d], cuts)).collect();
     let mut seen = std::collections::HashSet::new();
-    let cut_originals: Vec<&String> = originals.iter().filter(|o| seen.insert(o.as_str())).collect();
+    let cut_originals: Vec<&str> = originals.iter().map(String::as_str).filter(|o| seen.insert(*o)).collect();
     let options = kmut_nvrtc::Options { arch: args.arch.clone(), extra: Vec::new() };
     let version = compiler.version()?;
     // Every pass counts the images it made: a pass whose compiler rejected sources the others
@@ -93,7 +93,7 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
     let threaded = parallel_pass(&compiler, &sample, threads, &options);
     // The same sample on a pool of NVRTC processes, started and warmed before the clock.
     let pool = super::compile::compile_pool(&compiler, threads.max(2), env).expect("a pool of two or more");
-    let warm: Vec<&String> = sample.iter().copied().cycle().take(pool.size()).collect();
+    let warm: Vec<&str> = sample.iter().copied().cycle().take(pool.size()).collect();
     parallel_pass(&pool, &warm, pool.size(), &options);
     let pooled = parallel_pass(&pool, &sample, pool.size(), &options);
     anyhow::ensure!(pooled.failures == 0, "the compile pool failed on some sources");
@@ -142,7 +142,7 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
 fn originals_pass(
     compiler: &dyn kmut_compile::Compile,
     pool: &kmut_compile::ProcessPool,
-    cut: &[&String],
+    cut: &[&str],
     options: &kmut_nvrtc::Options,
 ) -> anyhow::Result<()> {
     let cut = kmut_compile::longest_first(cut.to_vec(), |s| s.len());
@@ -179,7 +179,7 @@ struct Pass {
 
 /// Compile `sample` on `workers` threads sharing `compiler` (one NVRTC, or the pool's
 /// processes), each taking the next source in the given order.
-fn parallel_pass(compiler: &dyn kmut_compile::Compile, sample: &[&String], workers: usize, options: &kmut_nvrtc::Options) -> Pass {
+fn parallel_pass(compiler: &dyn kmut_compile::Compile, sample: &[&str], workers: usize, options: &kmut_nvrtc::Options) -> Pass {
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
     let (next, made, failures) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
     let first_log = std::sync::Mutex::new(None::<String>);
