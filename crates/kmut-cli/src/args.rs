@@ -873,11 +873,13 @@ pub struct BenchRunArgs {
     /// left the original's state: the replayed tail alone), `waves` (the same settings with each first-kill column
     /// opened only when the wave before it ended: idle workers carrying survivors on, alone),
     /// `prefetch` (the same settings with no column prepared ahead of its first-kill wave),
+    /// `heavy-first` (the same settings with the heaviest protocol columns taken in the usual
+    /// order instead of first),
     /// `no-fused` (the same settings with the output's comparison and the column checksum by
     /// torch's kernels instead of kmut's one-launch ones) or `none` (the
     /// given configuration alone, for a sample too large to run twice in one sitting; compare
     /// with an earlier row of the same sample and seed).
-    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "no-fused", "none"], value_name = "WHICH")]
+    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "heavy-first", "no-fused", "none"], value_name = "WHICH")]
     pub baseline: String,
     /// Print the figures as JSON instead of a table.
     #[arg(long)]

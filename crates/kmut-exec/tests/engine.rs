@@ -126,6 +126,7 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         steps_on_search: false,
         advance_waves: true,
         prefetch: true,
+        heavy_first: true,
     }
 }
 
@@ -502,6 +503,48 @@ fn prior_footprints_budget_a_fresh_store_s_first_columns() {
     // The worker kept off the other big column waited for memory, and the report says so.
     assert!(!s.slot_time.idle_why.memory.is_zero(), "{:?}", s.slot_time);
     assert_eq!(s.slot_time.idle_why.drain, Duration::ZERO, "no retry alone: {:?}", s.slot_time);
+}
+
+/// The substrates whose columns the workers took, in the order of their first hold.
+fn first_holds(holdings: &Path) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for (_, f) in holdings_log(holdings) {
+        if f[2] == "hold" && !seen.contains(&f[3]) {
+            seen.push(f[3].clone());
+        }
+    }
+    seen
+}
+
+#[test]
+fn the_heaviest_protocol_columns_are_taken_first_and_only_with_the_lever_on() {
+    // Two light substrates with more pending work, listed first, and one big one (60% of the
+    // device, more than a fair share with two workers). Heavy first, a worker's first column is
+    // the big one's, so its memory-bound columns overlap the light ones instead of being left to
+    // the end; off, the most pending work per worker goes first and the big one comes last.
+    for heavy_first in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+        let prior = std::collections::BTreeMap::from([("official".to_owned(), (100u64 << 30) * 6 / 10)]);
+        let mut plans: Vec<SubstratePlan> = [("light_a", &["survive-a", "survive-b", "survive-c"][..]), ("light_b", &["survive-d", "survive-e", "survive-f"][..])]
+            .into_iter()
+            .map(|(name, ids)| setup(&mut store, name, ids))
+            .collect();
+        plans.push(SubstratePlan { prior_peaks: prior, ..setup(&mut store, "big_c", &["survive-g", "survive-h"]) });
+        let holdings = dir.path().join("holdings.log");
+        let mut cfg = config(dir.path(), false, 2);
+        cfg.heavy_first = heavy_first;
+        cfg.worker_command.extend(["--delay".into(), "0.02".into(), "--prep-delay".into(), "0.1".into(), "--holdings".into(), holdings.display().to_string()]);
+        let s = run(&mut store, &plans, cfg, 0);
+        assert!(s.failures.is_empty() && s.environment_errors.is_empty(), "{s:?}");
+        assert_eq!(s.evaluations, 24, "every mutant on every column, whatever the order");
+        let order = first_holds(&holdings);
+        if heavy_first {
+            assert_eq!(order.first().map(String::as_str), Some("big_c"), "heavy first: {order:?}");
+        } else {
+            assert_eq!(order.last().map(String::as_str), Some("big_c"), "the usual order: {order:?}");
+        }
+    }
 }
 
 #[test]

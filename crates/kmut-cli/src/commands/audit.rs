@@ -255,6 +255,7 @@ fn run_judge(
         steps_on_search: false,
         advance_waves: true,
         prefetch: true,
+        heavy_first: true,
     };
     let run_id = compiled.store.begin_run(&format!("audit {label}"), "", &compiled.target)?;
     let reporter = RunProgress::new();

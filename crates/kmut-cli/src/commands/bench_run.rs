@@ -35,6 +35,8 @@ struct Configuration {
     advance_waves: bool,
     /// The engine's `prefetch` (off: a first-kill column is prepared once a survivor needs it).
     prefetch: bool,
+    /// The engine's `heavy_first` (off: the heaviest protocol columns are taken in the usual order).
+    heavy_first: bool,
 }
 
 /// What one configuration did with the sample. Every rate is over the engine's wall time
@@ -112,6 +114,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             worker_flags: vec![],
             advance_waves: true,
             prefetch: true,
+            heavy_first: true,
         };
         let baseline = match args.baseline.as_str() {
             // Only the given configuration: where both would not fit one sitting (a device call's
@@ -130,6 +133,8 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             "no-fused" => Some(Configuration { name: "no-fused".into(), worker_flags: vec!["--no-fused".into()], ..this.clone() }),
             // One lever alone: no column prepared ahead of its first-kill wave.
             "prefetch" => Some(Configuration { name: "no-prefetch".into(), prefetch: false, ..this.clone() }),
+            // One lever alone: the heaviest protocol columns taken in the usual order.
+            "heavy-first" => Some(Configuration { name: "no-heavy-first".into(), heavy_first: false, ..this.clone() }),
             // The defaults before the throughput work: two workers per GPU, float64 throughout,
             // every pipeline step launched.
             _ => Some(Configuration {
@@ -138,6 +143,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
                 worker_flags: vec!["--compare".into(), "fp64".into(), "--no-skip-prefix".into(), "--no-skip-tail".into(), "--no-fused".into()],
                 advance_waves: false,
                 prefetch: false,
+                heavy_first: false,
                 ..this.clone()
             }),
         };
@@ -287,6 +293,7 @@ fn measure(
     config.round = Some(first_round(setting.devices, setting.workers, plans.len()));
     config.advance_waves = c.advance_waves;
     config.prefetch = c.prefetch;
+    config.heavy_first = c.heavy_first;
     let run_id = compiled.store.begin_run(&format!("bench run {}", c.name), "", &compiled.target)?;
     let reporter = RunProgress::new();
     let busy = (setting.backend == Backend::Gpu).then(|| BusySampler::start(setting.devices)).flatten();

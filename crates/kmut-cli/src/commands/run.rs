@@ -233,6 +233,7 @@ pub(crate) fn engine_config(args: &RunArgs, s: &Setting<'_>, worker_command: Vec
         steps_on_search: args.search_steps,
         advance_waves: true,
         prefetch: true,
+        heavy_first: true,
     }
 }
 

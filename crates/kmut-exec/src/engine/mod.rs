@@ -109,6 +109,14 @@ pub struct EngineConfig {
     /// so the survivors find it ready; off, a column is prepared once a survivor needs it
     /// (`kmut bench run --baseline prefetch` measures the difference).
     pub prefetch: bool,
+    /// A worker choosing a protocol column takes the heaviest that fits first, where a column
+    /// needs more than a fair share of its device (`Engine::heavy_key`): the few columns too
+    /// large for more than two or three to fit at once then run beside the light ones instead
+    /// of being left to the run's end, where most workers would wait for memory (2026-12-07:
+    /// the whole-corpus bench on an H100 idle 29% of its slot time on memory, its 25-32 GiB
+    /// level-1 columns two at a time at the end). Off, they are taken in the usual order
+    /// (`kmut bench run --baseline heavy-first` measures the difference).
+    pub heavy_first: bool,
 }
 
 /// Progress as the engine sees it; the CLI draws it.

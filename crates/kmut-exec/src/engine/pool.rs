@@ -265,7 +265,8 @@ impl Engine<'_> {
     /// The unit slot `i` should prepare next: pending work, not being prepared by another
     /// worker, and fitting in its device's memory beside what the other workers hold. Among
     /// those, a column of the substrate the worker holds comes first (its weights and module
-    /// stay loaded), then the most pending work per worker already on it, then the earliest
+    /// stay loaded), then the heaviest protocol column too large for a fair share of the device
+    /// (`heavy_key`), then the most pending work per worker already on it, then the earliest
     /// column (the search's cheapest inputs first).
     pub(super) fn next_unit(&self, i: usize) -> Option<UnitKey> {
         self.pick_unit(i, true)
@@ -295,7 +296,7 @@ impl Engine<'_> {
             0 => true,
             n => self.worth_joining(*k, u, n),
         };
-        let score = |k: &UnitKey, u: &Unit| (held == Some(k.sub), u.pending.len() * 1000 / (on(k) + 1));
+        let score = |k: &UnitKey, u: &Unit| (held == Some(k.sub), self.heavy_key(device, *k), u.pending.len() * 1000 / (on(k) + 1));
         self.units
             .iter()
             .filter(|(k, u)| !u.pending.is_empty() && !preparing(k) && joinable(k, u))
@@ -371,6 +372,24 @@ impl Engine<'_> {
 
     pub(super) fn need(&self, unit: UnitKey) -> Need {
         self.need_of(unit, self.alone.contains(&unit))
+    }
+
+    /// How `unit` ranks for heavy-first scheduling (`EngineConfig::heavy_first`): its budgeted
+    /// bytes where they exceed a fair share of `device` (its budget over its workers), 0 for
+    /// every other column, for a witness search's generated columns (whose cheap small sizes go
+    /// first on purpose) and with the lever off. Only the columns that limit how many workers
+    /// can hold one at once are moved forward; the light ones keep their order among themselves.
+    pub(super) fn heavy_key(&self, device: u32, unit: UnitKey) -> u64 {
+        if !self.config.heavy_first || unit.col >= self.search_from(unit.sub) {
+            return 0;
+        }
+        let Need::Bytes(bytes) = self.need(unit) else { return 0 };
+        let fair = self.ledger.budget(device).map_or(u64::MAX, |b| b / self.config.workers_per_device.max(1) as u64);
+        if bytes > fair {
+            bytes
+        } else {
+            0
+        }
     }
 
     /// The ledger's need for `unit`, with its column's size class.
