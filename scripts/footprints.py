@@ -2,7 +2,7 @@
 """Write the table of measured column footprints that `kmut run` budgets a fresh store's device
 memory with (`substrates/footprints.json`, read by `kmut_plan::footprints`).
 
-Usage: scripts/footprints.py STORE [--out substrates/footprints.json] [--min-gib 1]
+Usage: scripts/footprints.py STORE [--out substrates/footprints.json] [--min-gib 1] [--from-log LOG...]
 
 Per substrate and size class (the official sizes, a suite's own, a generated column's sizes such
 as `small` or `batch=255`; the engine's `memory::size_class`), the largest device footprint any
@@ -10,12 +10,24 @@ GPU baseline in STORE (backend `cuda:*`) measured (`baselines.peak_bytes`: what 
 classes of at least --min-gib GiB are written: a smaller column fits a worker's fair share of a
 device anyway. The figures are an estimate for another machine (the allocator rounds the same
 way on H100 and H200); a column that needs more still runs out of memory and is retried alone.
+
+--from-log LOG (repeatable): a run's workers log (`kmut bench run --keep-logs`, `STORE.workers.log`),
+whose `prepared SUBSTRATE SUITE seed N: ...; held H MiB of a P MiB peak` lines a newer worker
+wrote. For every substrate and size class the logs measured, their largest peak replaces the
+store's: the store keeps peaks from every kmut that ever ran on it, and a change that shrinks a
+column (2026-12-07: the one-launch comparison, no float32 temporaries) leaves its older, larger
+peaks there, which would keep a fresh run's first columns waiting for memory they no longer need.
 """
+
+from __future__ import annotations
 
 import argparse
 import json
+import re
 import sqlite3
 import sys
+
+PREPARED = re.compile(r"prepared (\S+) (\S+) seed .*; held [\d.]+ MiB of a ([\d.]+) MiB peak")
 
 
 def size_class(suite: str) -> str:
@@ -27,13 +39,29 @@ def size_class(suite: str) -> str:
     return "official" if suite == "T0_original" else suite
 
 
-def table(db: sqlite3.Connection, min_bytes: int) -> dict:
+def largest(rows) -> dict:
+    """Per substrate and size class, the largest of the (substrate, suite, peak bytes) rows."""
     peaks: dict = {}
-    rows = db.execute("SELECT substrate, suite, peak_bytes FROM baselines WHERE backend LIKE 'cuda:%' AND peak_bytes IS NOT NULL")
     for substrate, suite, peak in rows:
         by_class = peaks.setdefault(substrate, {})
         cls = size_class(suite)
         by_class[cls] = max(by_class.get(cls, 0), int(peak))
+    return peaks
+
+
+def logged(paths: list) -> dict:
+    """`largest` over the prepared columns of workers logs."""
+    rows = []
+    for path in paths:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            rows += [(m[1], m[2], float(m[3]) * 2**20) for m in map(PREPARED.search, f) if m]
+    return largest(rows)
+
+
+def table(db: sqlite3.Connection, min_bytes: int, newer: dict | None = None) -> dict:
+    peaks = largest(db.execute("SELECT substrate, suite, peak_bytes FROM baselines WHERE backend LIKE 'cuda:%' AND peak_bytes IS NOT NULL"))
+    for substrate, by_class in (newer or {}).items():
+        peaks.setdefault(substrate, {}).update(by_class)
     out = {}
     for substrate in sorted(peaks):
         kept = {c: b for c, b in sorted(peaks[substrate].items()) if b >= min_bytes}
@@ -48,10 +76,17 @@ def main() -> int:
     ap.add_argument("--out", default="substrates/footprints.json")
     ap.add_argument("--min-gib", type=float, default=1.0)
     ap.add_argument("--about", default="", help="where the figures come from (machine, store, date)")
+    ap.add_argument("--from-log", action="append", default=[], metavar="LOG",
+                    help="a newer run's workers log: its peaks replace the store's for the classes it measured")
     args = ap.parse_args()
     try:
+        newer = logged(args.from_log)
+    except OSError as e:
+        print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
+    try:
         db = sqlite3.connect(f"file:{args.store}?mode=ro", uri=True)
-        substrates = table(db, int(args.min_gib * 2**30))
+        substrates = table(db, int(args.min_gib * 2**30), newer)
     except sqlite3.Error as e:
         print(f"error: {args.store}: {e}", file=sys.stderr)
         return 1

@@ -147,6 +147,41 @@ def test_the_footprint_table_keeps_each_size_class_s_largest_gpu_peak(tmp_path):
     assert "at least 1 GiB" in doc["about"]
 
 
+def test_a_newer_workers_log_s_peaks_replace_the_store_s_for_the_classes_it_measured(tmp_path):
+    # --from-log: a column that a newer worker measured smaller (2026-12-07: the one-launch
+    # comparison) takes the log's peak, even below the store's; classes the log did not
+    # measure keep the store's; a log's small class still falls under --min-gib.
+    store = tmp_path / "s.sqlite"
+    db = sqlite3.connect(store)
+    gib = 1 << 30
+    db.executescript("CREATE TABLE baselines (substrate TEXT, suite TEXT, seed INTEGER, backend TEXT, peak_bytes INTEGER);")
+    db.executemany(
+        "INSERT INTO baselines VALUES (?, ?, 1, ?, ?)",
+        [
+            ("L1p19_relu", "T0_original", "cuda:NVIDIA H200", 42 * gib),
+            ("L1p19_relu", "W:boundary:1:batch=255", "cuda:NVIDIA H200", 3 * gib),
+            ("L1p38_l1norm", "T0_original", "cuda:NVIDIA H200", 64 * gib),
+        ],
+    )
+    db.commit()
+    db.close()
+    log = tmp_path / "workers.log"
+    log.write_text(
+        "  [worker 1] prepared L1p19_relu T0_original seed 7: draw 3 ms; held 20480.0 MiB of a 25600.0 MiB peak\n"
+        "  [worker 2] prepared L1p19_relu T0_original seed 8: draw 3 ms; held 20000.0 MiB of a 25716.0 MiB peak\n"
+        "  [worker 2] context lost after CUDA_ERROR_ILLEGAL_ADDRESS; exiting so a fresh worker takes over\n"
+        "  [worker 3] prepared L1p38_l1norm W:signed:10:small seed 1: draw 1 ms; held 100.0 MiB of a 512.0 MiB peak\n"
+    )
+    out = tmp_path / "footprints.json"
+    subprocess.run([sys.executable, str(ROOT / "scripts/footprints.py"), str(store), "--out", str(out), "--from-log", str(log)],
+                   check=True, capture_output=True)
+    doc = json.loads(out.read_text())
+    assert doc["substrates"] == {"L1p19_relu": {"batch=255": 3 * gib, "official": 25716 * 2**20}, "L1p38_l1norm": {"official": 64 * gib}}
+    missing = subprocess.run([sys.executable, str(ROOT / "scripts/footprints.py"), str(store), "--out", str(out), "--from-log", str(tmp_path / "nope.log")],
+                             capture_output=True, text=True)
+    assert missing.returncode == 1 and "nope.log" in missing.stderr
+
+
 def test_the_shipped_footprint_table_names_only_accepted_substrates():
     # substrates/footprints.json budgets a fresh store's first columns (kmut_plan::footprints):
     # a name that is no accepted substrate is a stale table.
