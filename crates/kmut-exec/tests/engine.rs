@@ -526,10 +526,11 @@ fn the_heaviest_protocol_columns_are_taken_first_and_only_with_the_lever_on() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
         let prior = std::collections::BTreeMap::from([("official".to_owned(), (100u64 << 30) * 6 / 10)]);
-        let mut plans: Vec<SubstratePlan> = [("light_a", &["survive-a", "survive-b", "survive-c"][..]), ("light_b", &["survive-d", "survive-e", "survive-f"][..])]
-            .into_iter()
-            .map(|(name, ids)| setup(&mut store, name, ids))
-            .collect();
+        let mut plans: Vec<SubstratePlan> =
+            [("light_a", &["survive-a", "survive-b", "survive-c"][..]), ("light_b", &["survive-d", "survive-e", "survive-f"][..])]
+                .into_iter()
+                .map(|(name, ids)| setup(&mut store, name, ids))
+                .collect();
         plans.push(SubstratePlan { prior_peaks: prior, ..setup(&mut store, "big_c", &["survive-g", "survive-h"]) });
         let holdings = dir.path().join("holdings.log");
         let mut cfg = config(dir.path(), false, 2);

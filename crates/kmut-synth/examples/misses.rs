@@ -120,7 +120,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    println!("{:>8} {:>7} {:>16} {:>14} {:>14} {:>14} {:>18} {:>16}", "", "scored", "chosen kill", "unrun", "dev-blind", "outvoted", "dev-optimal best", "oracle");
+    println!(
+        "{:>8} {:>7} {:>16} {:>14} {:>14} {:>14} {:>18} {:>16}",
+        "", "scored", "chosen kill", "unrun", "dev-blind", "outvoted", "dev-optimal best", "oracle"
+    );
     for (level, t) in by_level.iter().enumerate() {
         let name = if level == 0 { "all".to_string() } else { format!("level {level}") };
         println!(

@@ -139,12 +139,7 @@ pub fn compile(args: &crate::args::BenchCompileArgs, env: &Environment) -> anyho
 /// The compile stage's other images: the originals cut to the sampled mutants' scopes, compiled
 /// one at a time on the process's compiler (as the stage did before 2026-12-06) and side by
 /// side on the pool (as it does since), longest first; both passes must make the same images.
-fn originals_pass(
-    compiler: &dyn kmut_compile::Compile,
-    pool: &kmut_compile::ProcessPool,
-    cut: &[&str],
-    options: &kmut_nvrtc::Options,
-) -> anyhow::Result<()> {
+fn originals_pass(compiler: &dyn kmut_compile::Compile, pool: &kmut_compile::ProcessPool, cut: &[&str], options: &kmut_nvrtc::Options) -> anyhow::Result<()> {
     let cut = kmut_compile::longest_first(cut.to_vec(), |s| s.len());
     let serial = parallel_pass(compiler, &cut, 1, options);
     let pooled = parallel_pass(pool, &cut, pool.size(), options);
