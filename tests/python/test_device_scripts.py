@@ -120,15 +120,24 @@ def test_the_ceiling_table_shows_each_generator_s_bracket_per_substrate():
     assert out[-1].startswith("2 substrates, 3 ceilings at sizes small; 2 end inside")
 
 
+def baselines_store(tmp_path, rows):
+    """A store holding only the `baselines` columns scripts/footprints.py reads: (substrate,
+    suite, backend, peak bytes) rows, seed 1."""
+    store = tmp_path / "s.sqlite"
+    db = sqlite3.connect(store)
+    db.executescript("CREATE TABLE baselines (substrate TEXT, suite TEXT, seed INTEGER, backend TEXT, peak_bytes INTEGER);")
+    db.executemany("INSERT INTO baselines VALUES (?, ?, 1, ?, ?)", rows)
+    db.commit()
+    db.close()
+    return store
+
+
 def test_the_footprint_table_keeps_each_size_class_s_largest_gpu_peak(tmp_path):
     # scripts/footprints.py: per substrate and size class (the engine's memory::size_class), the
     # largest GPU peak of at least --min-gib; CPU baselines and small classes left out.
-    store = tmp_path / "s.sqlite"
-    db = sqlite3.connect(store)
     gib = 1 << 30
-    db.executescript("CREATE TABLE baselines (substrate TEXT, suite TEXT, seed INTEGER, backend TEXT, peak_bytes INTEGER);")
-    db.executemany(
-        "INSERT INTO baselines VALUES (?, ?, 1, ?, ?)",
+    store = baselines_store(
+        tmp_path,
         [
             ("L1p19_relu", "T0_original", "cuda:NVIDIA H200", 30 * gib),
             ("L1p19_relu", "W:scaled:1000:official", "cuda:NVIDIA H100 80GB HBM3", 42 * gib),  # same class, larger
@@ -138,8 +147,6 @@ def test_the_footprint_table_keeps_each_size_class_s_largest_gpu_peak(tmp_path):
             ("L1p1_tiny", "T0_original", "cuda:NVIDIA H200", gib // 2),
         ],
     )
-    db.commit()
-    db.close()
     out = tmp_path / "footprints.json"
     subprocess.run([sys.executable, str(ROOT / "scripts/footprints.py"), str(store), "--out", str(out)], check=True, capture_output=True)
     doc = json.loads(out.read_text())
@@ -151,20 +158,15 @@ def test_a_newer_workers_log_s_peaks_replace_the_store_s_for_the_classes_it_meas
     # --from-log: a column that a newer worker measured smaller (2026-12-07: the one-launch
     # comparison) takes the log's peak, even below the store's; classes the log did not
     # measure keep the store's; a log's small class still falls under --min-gib.
-    store = tmp_path / "s.sqlite"
-    db = sqlite3.connect(store)
     gib = 1 << 30
-    db.executescript("CREATE TABLE baselines (substrate TEXT, suite TEXT, seed INTEGER, backend TEXT, peak_bytes INTEGER);")
-    db.executemany(
-        "INSERT INTO baselines VALUES (?, ?, 1, ?, ?)",
+    store = baselines_store(
+        tmp_path,
         [
             ("L1p19_relu", "T0_original", "cuda:NVIDIA H200", 42 * gib),
             ("L1p19_relu", "W:boundary:1:batch=255", "cuda:NVIDIA H200", 3 * gib),
             ("L1p38_l1norm", "T0_original", "cuda:NVIDIA H200", 64 * gib),
         ],
     )
-    db.commit()
-    db.close()
     log = tmp_path / "workers.log"
     log.write_text(
         "  [worker 1] prepared L1p19_relu T0_original seed 7: draw 3 ms; held 20480.0 MiB of a 25600.0 MiB peak\n"
