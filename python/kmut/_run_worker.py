@@ -280,7 +280,9 @@ class Worker:
         # Where a column's preparation goes (issue 21's next lever is read from these lines in
         # the run's workers log), one line per prepared column.
         memory = "" if peak is None or held is None else f"; held {held / 2**20:.1f} MiB of a {peak / 2**20:.1f} MiB peak"
-        progress(f"prepared {sub['fields']['name']} {name} seed {seed}: {phases}{memory}")
+        # When it was ready (Unix time): the workers' lines then say which columns a run's tail
+        # held (2026-12-07: the log could not tell when the memory-bound columns ran).
+        progress(f"prepared {sub['fields']['name']} {name} seed {seed}: {phases}{memory}; ready at {time.time():.3f}")
         emit("column", suite=name, seed=seed, sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
              kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak,
              held_bytes=held, **validity, **self.steps_layout())

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -55,6 +56,7 @@ def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
 
 
 def test_bench_run_without_a_baseline_measures_the_given_configuration_alone(tmp_path):
+    started = time.time()
     env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path))
     args = ["bench", "run", str(ACCEPTED / "L1p19_relu.py"), "--backend", "cpu", "--sample", "2", "--seed", "1", "--cpu-workers", "2",
             "--baseline", "none"]
@@ -68,6 +70,9 @@ def test_bench_run_without_a_baseline_measures_the_given_configuration_alone(tmp
     # prepared column (what a device call's export brings back to diagnose the run).
     kept = logs / "workers-this.log"
     assert kept.is_file() and " prepared " in kept.read_text(), sorted(logs.iterdir()) if logs.exists() else out.stderr[-2000:]
+    # Each prepared line says when its column was ready (Unix time, within the bench's run).
+    ready = [float(t) for t in re.findall(r" prepared .*; ready at ([\d.]+)$", kept.read_text(), re.M)]
+    assert ready and all(started <= t <= time.time() for t in ready), kept.read_text()[-2000:]
     assert "kept workers-this.log" in out.stderr
     assert configs[0]["mutants"] == 2 and configs[0]["evaluations"] >= configs[0]["settled"] > 0
     # A --keep-logs folder that cannot be made (a file stands there) never costs the figures of a

@@ -4,7 +4,7 @@
 //! Each worker logs one line per prepared column (`python/kmut/phases.py`, `Phases`):
 //!
 //! ```text
-//!   [worker 773] prepared L2p45_x W:dense:1:official seed 1: draw 267 ms ref 659 ms checksum 44 ms original 2041 ms validity 457 ms; held 812.0 MiB of a 2048.0 MiB peak
+//!   [worker 773] prepared L2p45_x W:dense:1:official seed 1: draw 267 ms ref 659 ms checksum 44 ms original 2041 ms validity 457 ms; held 812.0 MiB of a 2048.0 MiB peak; ready at 1765081965.125
 //! ```
 //!
 //! Summed over a run they say which phase to make cheaper (issue 21 ranks its levers by them);
@@ -101,7 +101,7 @@ mod tests {
     fn the_phases_of_every_prepared_line_are_summed_and_other_lines_skipped() {
         let log = "  [worker 773] prepared L2p45_x W:dense:1:official seed 1: draw 267 ms ref 659 ms checksum 44 ms original 2041 ms validity 457 ms\n\
                    run: something else\n\
-                   \x20 [worker 781] prepared L1p1_y T0_original seed 42: draw 1733 ms ref 7 ms original 10 ms; held 12.5 MiB of a 40.0 MiB peak\n\
+                   \x20 [worker 781] prepared L1p1_y T0_original seed 42: draw 1733 ms ref 7 ms original 10 ms; held 12.5 MiB of a 40.0 MiB peak; ready at 1765081965.125\n\
                    \x20 [worker 781] inputs damaged by a mutant; restoring them\n";
         let p = PrepPhases::read(log);
         assert_eq!(p.columns, 2);
