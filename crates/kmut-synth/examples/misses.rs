@@ -17,7 +17,7 @@
 //! kills of any set (chosen on the scored half itself: not an estimate, a ceiling).
 //!
 //! ```sh
-//! cargo run --release -p kmut-synth --example misses -- STORE [--splits N] [--budget B]
+//! cargo run --release -p kmut-synth --example misses -- STORE [--splits N] [--budget B]   # B: 1 to 3
 //! ```
 #![allow(clippy::print_stdout)]
 
@@ -70,6 +70,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(i) => args.get(i + 1).ok_or("--budget takes a number")?.parse()?,
         None => 2,
     };
+    // The bounds enumerate every set of b candidates of each problem: C(60, 3) is 34,220 sets,
+    // C(60, 6) fifty million, so larger budgets are refused rather than left to run for hours.
+    if !(1..=3).contains(&budget) {
+        return Err(format!("--budget {budget}: the bounds enumerate every set of b candidates, so b must be 1 to 3").into());
+    }
     let (loaded, read) = common::official_matrix(path)?;
     println!("{read}\n{splits} splits read both ways, b = {budget}");
     let mut by_level: Vec<Tally> = (0..4).map(|_| Tally::default()).collect();
