@@ -53,6 +53,14 @@ def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
     assert configs[0]["settled"] == configs[1]["settled"]
     # The temporary stores and caches are gone.
     assert not list(tmp_path.glob("kmut-run-bench-*"))
+    # Each configuration's workers share their drawn inputs where `kmut run`'s do (RAM, when the
+    # machine has /dev/shm), and the folder is gone after the bench.
+    scratches = re.findall(r"workers share drawn inputs in `([^`]+)`", out.stderr)
+    assert len(scratches) == 2, out.stderr[-3000:]
+    for s in scratches:
+        if os.path.isdir("/dev/shm"):
+            assert s.startswith("/dev/shm/kmut-run-"), s
+        assert not os.path.exists(s) and not os.path.exists(os.path.dirname(s)), s
 
 
 def test_bench_run_without_a_baseline_measures_the_given_configuration_alone(tmp_path):

@@ -15,7 +15,7 @@ use kmut_plan::{Planned, Sampling};
 use serde::Serialize;
 
 use super::compile::{compile_substrates, interrupt_flag, Compiled};
-use super::run::{engine_config, first_round, heavy_limit, images_of, machines, worker_command, RunProgress, Setting};
+use super::run::{engine_config, first_round, heavy_limit, images_of, machines, scratch_dir, worker_command, RunProgress, Setting};
 use crate::args::{BenchRunArgs, RunArgs};
 use crate::{Environment, ExitStatus};
 
@@ -283,8 +283,14 @@ fn measure(
     };
     let plan_seconds = started.elapsed().as_secs_f64();
     anyhow::ensure!(!order.is_empty(), "the sample is empty: no live mutant to evaluate");
-    let scratch = dir.join(format!("scratch-{}", c.name));
-    std::fs::create_dir_all(&scratch)?;
+    // Where `kmut run` keeps its drawn inputs by default (`scratch_dir`: /dev/shm, RAM), so the
+    // bench measures a run's preparations, not a disk's: official level-1 columns are gigabytes,
+    // and a column prepared again after a worker's replacement reads them back from here.
+    let (scratch_root, _) = scratch_dir(None)?;
+    let scratch = scratch_root.join(format!("bench-{}", c.name));
+    std::fs::create_dir_all(&scratch).with_context(|| format!("could not create the scratch folder `{}`", scratch.display()))?;
+    let _cleanup = RemoveOnDrop(scratch_root);
+    eprintln!("bench run: {}'s workers share drawn inputs in `{}` (removed at its end)", c.name, scratch.display());
     let mut command = worker_command(run, env, setting.backend);
     command.extend(c.worker_flags.iter().cloned());
     let target = format!("{}#bench-{}", setting.backend.evaluation_target(&compiled.target), c.name);
@@ -313,6 +319,16 @@ fn measure(
     let mut f = figures(c.clone(), &summary, order.len(), gpu_busy, made, plan_seconds);
     f.preparation = kmut_exec::PrepPhases::read(&std::fs::read_to_string(&log).unwrap_or_default());
     Ok(f)
+}
+
+/// A folder removed when the value goes: a configuration's scratch, gigabytes of RAM in
+/// /dev/shm, is gone before the next configuration starts and after an error too.
+struct RemoveOnDrop(std::path::PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_busy: Option<f64>, plan_made: usize, plan_seconds: f64) -> Figures {
