@@ -288,8 +288,8 @@ fn measure(
     // and a column prepared again after a worker's replacement reads them back from here.
     let (scratch_root, _) = scratch_dir(None)?;
     let scratch = scratch_root.join(format!("bench-{}", c.name));
-    std::fs::create_dir_all(&scratch).with_context(|| format!("could not create the scratch folder `{}`", scratch.display()))?;
     let _cleanup = RemoveOnDrop(scratch_root);
+    std::fs::create_dir_all(&scratch).with_context(|| format!("could not create the scratch folder `{}`", scratch.display()))?;
     eprintln!("bench run: {}'s workers share drawn inputs in `{}` (removed at its end)", c.name, scratch.display());
     let mut command = worker_command(run, env, setting.backend);
     command.extend(c.worker_flags.iter().cloned());
