@@ -296,13 +296,15 @@ impl Engine<'_> {
             0 => true,
             n => self.worth_joining(*k, u, n),
         };
-        let score = |k: &UnitKey, u: &Unit| (held == Some(k.sub), self.heavy_key(device, *k), u.pending.len() * 1000 / (on(k) + 1));
+        let score = |k: &UnitKey, u: &Unit, need: Need| (held == Some(k.sub), self.heavy_key(device, *k, need), u.pending.len() * 1000 / (on(k) + 1));
+        // Each candidate's need is looked up once, for the memory filter and the heavy-first rank.
         self.units
             .iter()
             .filter(|(k, u)| !u.pending.is_empty() && !preparing(k) && joinable(k, u))
-            .filter(|(k, _)| !memory || self.ledger.fits(device, self.need(**k), self.config.workers_per_device, others))
-            .max_by(|(a, ua), (b, ub)| score(a, ua).cmp(&score(b, ub)).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col)))
-            .map(|(k, _)| *k)
+            .map(|(k, u)| (k, u, self.need(*k)))
+            .filter(|&(_, _, need)| !memory || self.ledger.fits(device, need, self.config.workers_per_device, others))
+            .max_by(|&(a, ua, na), &(b, ub, nb)| score(a, ua, na).cmp(&score(b, ub, nb)).then(b.sub.cmp(&a.sub)).then(b.col.cmp(&a.col)))
+            .map(|(k, _, _)| *k)
     }
 
     /// The column slot `i` should prepare ahead of its first-kill wave, if any (`prefetch`): per
@@ -375,15 +377,15 @@ impl Engine<'_> {
     }
 
     /// How `unit` ranks for heavy-first scheduling (`EngineConfig::heavy_first`): its budgeted
-    /// bytes where they exceed a fair share of `device` (its budget over its workers), 0 for
+    /// bytes (`need`, the ledger's `need(unit)`) where they exceed a fair share of `device` (its budget over its workers), 0 for
     /// every other column, for a witness search's generated columns (whose cheap small sizes go
     /// first on purpose) and with the lever off. Only the columns that limit how many workers
     /// can hold one at once are moved forward; the light ones keep their order among themselves.
-    pub(super) fn heavy_key(&self, device: u32, unit: UnitKey) -> u64 {
+    pub(super) fn heavy_key(&self, device: u32, unit: UnitKey, need: Need) -> u64 {
         if !self.config.heavy_first || unit.col >= self.search_from(unit.sub) {
             return 0;
         }
-        let Need::Bytes(bytes) = self.need(unit) else { return 0 };
+        let Need::Bytes(bytes) = need else { return 0 };
         let fair = self.ledger.budget(device).map_or(u64::MAX, |b| b / self.config.workers_per_device.max(1) as u64);
         if bytes > fair {
             bytes
