@@ -109,7 +109,7 @@ fn execute(args: &AuditArgs, env: &Environment, options: &AuditOptions) -> anyho
         let made = kmut_exec::RoundImages::make(&mut round, &plans, &chosen).map_err(anyhow::Error::msg)?;
         eprintln!("audit: {made} images of the audited mutants made (the others' are not needed)");
     }
-    let (scratch, own_scratch) = scratch_dir(args.scratch.as_deref())?;
+    let (scratch, scratch_guard) = scratch_dir(args.scratch.as_deref())?;
     let engine = EngineSetup {
         args,
         python: env.python.display().to_string(),
@@ -143,9 +143,7 @@ fn execute(args: &AuditArgs, env: &Environment, options: &AuditOptions) -> anyho
             }
         }
     }
-    if own_scratch {
-        let _ = std::fs::remove_dir_all(&scratch);
-    }
+    drop(scratch_guard);
     if let Some(dir) = &temp_cache {
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -286,9 +286,9 @@ fn measure(
     // Where `kmut run` keeps its drawn inputs by default (`scratch_dir`: /dev/shm, RAM), so the
     // bench measures a run's preparations, not a disk's: official level-1 columns are gigabytes,
     // and a column prepared again after a worker's replacement reads them back from here.
-    let (scratch_root, _) = scratch_dir(None)?;
+    // Each configuration's own, removed with `_scratch_root` when it ends: the next starts cold.
+    let (scratch_root, _scratch_root) = scratch_dir(None)?;
     let scratch = scratch_root.join(format!("bench-{}", c.name));
-    let _cleanup = RemoveOnDrop(scratch_root);
     std::fs::create_dir_all(&scratch).with_context(|| format!("could not create the scratch folder `{}`", scratch.display()))?;
     eprintln!("bench run: {}'s workers share drawn inputs in `{}` (removed at its end)", c.name, scratch.display());
     let mut command = worker_command(run, env, setting.backend);
@@ -319,16 +319,6 @@ fn measure(
     let mut f = figures(c.clone(), &summary, order.len(), gpu_busy, made, plan_seconds);
     f.preparation = kmut_exec::PrepPhases::read(&std::fs::read_to_string(&log).unwrap_or_default());
     Ok(f)
-}
-
-/// A folder removed when the value goes: a configuration's scratch, gigabytes of RAM in
-/// /dev/shm, is gone before the next configuration starts and after an error too.
-struct RemoveOnDrop(std::path::PathBuf);
-
-impl Drop for RemoveOnDrop {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_busy: Option<f64>, plan_made: usize, plan_seconds: f64) -> Figures {

@@ -53,7 +53,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     for n in &notes {
         eprintln!("run: {n}");
     }
-    let (scratch, own_scratch) = scratch_dir(args.scratch.as_deref())?;
+    let (scratch, scratch_guard) = scratch_dir(args.scratch.as_deref())?;
     let log = PathBuf::from(format!("{}.workers.log", compiled.store.path().display()));
     let setting = Setting { backend, protocol: &protocol, inputs, devices: &devices, workers, heavy_ms };
     let mut config =
@@ -76,9 +76,7 @@ pub fn run(args: &RunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     }
     let outcome = engine.run(&order);
     reporter.finish();
-    if own_scratch {
-        let _ = std::fs::remove_dir_all(&scratch);
-    }
+    drop(scratch_guard);
     if let Some(dir) = &temp_cache {
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -309,18 +307,31 @@ pub(crate) fn plan(
     })
 }
 
-/// The given folder, or a fresh one in /dev/shm (RAM) or the temporary folder, which the run
-/// removes at the end.
-pub(crate) fn scratch_dir(given: Option<&Path>) -> anyhow::Result<(PathBuf, bool)> {
+/// The given folder, or a fresh one in /dev/shm (RAM) or the temporary folder, which the
+/// returned guard removes when it goes (at the command's end, after an error too). The fresh
+/// folder is named for this process (`kmut-run-PID`), so a later run removes it if this one is
+/// killed first (`remove_dead_scratch`).
+pub(crate) fn scratch_dir(given: Option<&Path>) -> anyhow::Result<(PathBuf, Option<RemoveOnDrop>)> {
     if let Some(dir) = given {
         std::fs::create_dir_all(dir).with_context(|| format!("could not create the scratch folder `{}`", dir.display()))?;
-        return Ok((dir.to_path_buf(), false));
+        return Ok((dir.to_path_buf(), None));
     }
     let base = Path::new("/dev/shm");
     let base = if base.is_dir() { base.to_path_buf() } else { std::env::temp_dir() };
     let dir = base.join(format!("kmut-run-{}", std::process::id()));
+    let guard = RemoveOnDrop(dir.clone());
     std::fs::create_dir_all(&dir).with_context(|| format!("could not create the scratch folder `{}`", dir.display()))?;
-    Ok((dir, true))
+    Ok((dir, Some(guard)))
+}
+
+/// A folder removed when the value goes: a scratch folder of drawn inputs, gigabytes of RAM in
+/// /dev/shm, is gone when its command ends, on an error too.
+pub(crate) struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// `90`, `90s`, `8m`, `1h30m`.
