@@ -3,8 +3,9 @@
 KernelBench draws its official inputs with `torch.rand` on the CPU (`get_inputs()`, after
 `set_seed`): one core, about 0.29 G elements per second on the H200 host, up to 2^31 elements per
 input, the largest phase of a column's preparation on a fresh machine (`docs/performance.md`).
-`rand` reads the default generator's state, fills the tensor natively (`kmut-rng`: the twist on
-one thread, tempering and converting on several) and sets the state torch's own call would
+`rand` reads the default generator's state, fills the tensor natively (`kmut-rng`: a long draw
+gives every thread its own run of the stream, started by jumping the generator ahead; a short one
+twists on one thread and tempers and converts on several) and sets the state torch's own call would
 leave, so every later draw (`randn`, `randint`, the next trial) is unchanged.
 `tests/python/test_fastrand.py` checks values and states against torch itself.
 
@@ -61,12 +62,20 @@ def rand(torch: Any, *size: Any, **kwargs: Any) -> Any:
         if device is not None:
             kwargs["device"] = device
         return torch.rand(*size, **kwargs)
+    return fill(torch, shape)
+
+
+def fill(torch: Any, shape: tuple[int, ...], jump_min_blocks: int | None = None) -> Any:
+    """A new float32 tensor of `torch.rand(shape)`'s values from the default generator, which is
+    left as torch would leave it. `jump_min_blocks`: the native default unless given (a huge
+    value keeps the twist on one thread, 1 jumps on every multi-threaded draw)."""
     from . import _native
 
     out = torch.empty(shape, dtype=torch.float32)
     gen = torch.default_generator
     state = bytes(gen.get_state().numpy())
-    after = _native.torch_uniform_f32(state, out.data_ptr(), out.numel(), threads())
+    extra = () if jump_min_blocks is None else (jump_min_blocks,)
+    after = _native.torch_uniform_f32(state, out.data_ptr(), out.numel(), threads(), *extra)
     gen.set_state(torch.frombuffer(bytearray(after), dtype=torch.uint8))
     return out
 
@@ -84,9 +93,13 @@ class Drawing:
         return rand(self._torch, *size, **kwargs)
 
 
+TWIST_ONLY = 1 << 62  # a jump threshold no draw reaches: the twist stays on one thread
+
+
 def bench(torch: Any, elements: int, repeat: int) -> dict[str, Any]:
-    """Median ms of `torch.rand(elements)` and of `rand` from the same seed, after one untimed
-    draw each, and whether every draw gave the same tensor."""
+    """Median ms of `torch.rand(elements)`, of `rand` from the same seed (the threads jumped to
+    their own runs where the draw is long enough), and of the same with the twist kept on one
+    thread, after one untimed draw each, and whether every draw gave the same tensor."""
     import statistics
     import time
 
@@ -96,18 +109,21 @@ def bench(torch: Any, elements: int, repeat: int) -> dict[str, Any]:
         out = draw()
         return (time.perf_counter() - start) * 1e3, out
 
-    theirs, ours, same = [], [], True
+    theirs, ours, twisted, same = [], [], [], True
     for i in range(repeat + 1):
         t_ms, a = timed(lambda: torch.rand(elements))
         k_ms, b = timed(lambda: rand(torch, elements))
-        same = same and torch.equal(a, b)
-        del a, b
+        w_ms, c = timed(lambda: fill(torch, (elements,), TWIST_ONLY))
+        same = same and torch.equal(a, b) and torch.equal(a, c)
+        del a, b, c
         if i:
             theirs.append(t_ms)
             ours.append(k_ms)
-    t, k = statistics.median(theirs), statistics.median(ours)
+            twisted.append(w_ms)
+    t, k, w = statistics.median(theirs), statistics.median(ours), statistics.median(twisted)
     return {"elements": elements, "threads": threads(), "torch_ms": t, "kmut_ms": k, "speedup": t / k, "same_values": same,
-            "torch_g_per_s": elements / t / 1e6, "kmut_g_per_s": elements / k / 1e6}
+            "torch_g_per_s": elements / t / 1e6, "kmut_g_per_s": elements / k / 1e6,
+            "twist_one_thread_ms": w, "jump_speedup": w / k}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"kmut bench draw: {r['elements']:,} float32 elements, median of {args.repeat} draws; torch.rand {r['torch_ms']:.0f} ms "
               f"({r['torch_g_per_s']:.2f} G/s), kmut.fastrand on {r['threads']} threads {r['kmut_ms']:.0f} ms ({r['kmut_g_per_s']:.2f} G/s): "
-              f"{r['speedup']:.2f}x; same values: {'yes' if r['same_values'] else 'NO'}")
+              f"{r['speedup']:.2f}x (the twist on one thread: {r['twist_one_thread_ms']:.0f} ms, {r['jump_speedup']:.2f}x slower); "
+              f"same values: {'yes' if r['same_values'] else 'NO'}")
     return 0 if r["same_values"] else 1
 
 

@@ -41,6 +41,19 @@ def test_a_large_draw_on_several_threads_equals_torchs():
     assert torch.equal(want, got)
 
 
+def test_a_draw_whose_threads_jump_to_their_own_blocks_equals_torchs_from_mid_stream():
+    # Threshold 1: every thread starts at its own block, from a state 1,000 words into a block
+    # (the head is drawn first, then the jumps count from there), and the state left is torch's.
+    n = (1 << 21) + 12345
+    torch.manual_seed(11)
+    torch.rand(1000)
+    want, want_next = torch.rand(n), torch.rand(7)
+    torch.manual_seed(11)
+    torch.rand(1000)
+    got = fastrand.fill(torch, (n,), jump_min_blocks=1)
+    assert torch.equal(want, got) and torch.equal(want_next, torch.rand(7))
+
+
 def test_every_other_call_is_torchs_own(monkeypatch):
     monkeypatch.setattr(fastrand, "MIN_ELEMENTS", 1)
     for make in (lambda: {"dtype": torch.float64}, lambda: {"requires_grad": True}, lambda: {"generator": torch.Generator().manual_seed(3)}):
@@ -109,3 +122,4 @@ def test_kmut_bench_draw_reports_both_draws_and_that_they_agree():
     r = json.loads(out.stdout)
     assert r["same_values"] is True and r["elements"] == 1 << 21 and r["threads"] >= 1
     assert r["torch_ms"] > 0 and r["kmut_ms"] > 0 and r["speedup"] > 0
+    assert r["twist_one_thread_ms"] > 0 and r["jump_speedup"] > 0

@@ -14,6 +14,8 @@
 /// Words of state, and the middle offset of the recurrence.
 const N: usize = 624;
 const M: usize = 397;
+
+mod jump;
 /// float32 values per 4 KiB page.
 const PAGE_F32: usize = 1024;
 
@@ -99,9 +101,14 @@ impl Mt {
     }
 }
 
+/// The recurrence's mix of two consecutive words: the first's top bit, the second's low 31,
+/// shifted and multiplied by the twist matrix (linear over GF(2), as `jump` needs).
+fn mix(u: u32, v: u32) -> u32 {
+    (((u & 0x8000_0000) | (v & 0x7fff_ffff)) >> 1) ^ if v & 1 == 1 { 0x9908_b0df } else { 0 }
+}
+
 /// The next block of state, in place (torch's `next_state`).
 fn twist(p: &mut [u32; N]) {
-    let mix = |u: u32, v: u32| (((u & 0x8000_0000) | (v & 0x7fff_ffff)) >> 1) ^ if v & 1 == 1 { 0x9908_b0df } else { 0 };
     for j in 0..N - M {
         p[j] = p[j + M] ^ mix(p[j], p[j + 1]);
     }
@@ -123,12 +130,24 @@ fn uniform_f32(x: u32) -> f32 {
     ((f64::from(x & 0x00ff_ffff)) * (1.0 / f64::from(1u32 << 24))) as f32
 }
 
-/// `out.len()` values of `torch.rand` from `mt`, which is left where torch would leave it. The
-/// twist runs on this thread; tempering and converting on up to `threads` threads.
+/// Below this many blocks a draw twists on one thread: starting a thread at its own block
+/// costs a jump (tens of milliseconds in a release build: squarings modulo a polynomial of
+/// degree 19,937 and 19,937 steps), which the twist of about 40 M words pays for.
+pub const JUMP_MIN_BLOCKS: usize = 1 << 16;
+
+/// `out.len()` values of `torch.rand` from `mt`, which is left where torch would leave it, on up
+/// to `threads` threads. A draw of at least [`JUMP_MIN_BLOCKS`] blocks gives each thread its own
+/// run of blocks, started by a jump ahead (`jump`); a shorter one twists on this thread and
+/// tempers and converts on the others.
 pub fn fill_uniform_f32(mt: &mut Mt, out: &mut [f32], threads: usize) {
-    let n = out.len();
+    fill_uniform_f32_from(mt, out, threads, JUMP_MIN_BLOCKS);
+}
+
+/// [`fill_uniform_f32`] with the jump threshold given: `usize::MAX` always twists on one thread
+/// (`kmut bench draw` times both paths), 1 jumps whenever there are several threads.
+pub fn fill_uniform_f32_from(mt: &mut Mt, out: &mut [f32], threads: usize, jump_min_blocks: usize) {
     // The words left in the current block come first.
-    let head = (mt.left - 1).min(n);
+    let head = (mt.left - 1).min(out.len());
     let (first, rest) = out.split_at_mut(head);
     for v in first.iter_mut() {
         *v = uniform_f32(mt.next_u32());
@@ -137,6 +156,45 @@ pub fn fill_uniform_f32(mt: &mut Mt, out: &mut [f32], threads: usize) {
         return;
     }
     let threads = threads.clamp(1, 64);
+    let (block, last) =
+        if threads > 1 && rest.len().div_ceil(N) >= jump_min_blocks { fill_jumped(&mt.words, rest, threads) } else { fill_twisted(&mt.words, rest, threads) };
+    // The generator rests in the last block, `last` words into it.
+    mt.words = block;
+    mt.next = last;
+    mt.left = N + 1 - last;
+}
+
+/// Every thread twists its own run of whole blocks from a state jumped to its start, and
+/// tempers and converts as it goes (its pages are faulted in on its own thread too). Returns
+/// the last block and the words used of it.
+fn fill_jumped(start: &[u32; N], rest: &mut [f32], threads: usize) -> ([u32; N], usize) {
+    let blocks = rest.len().div_ceil(N);
+    let per = blocks.div_ceil(threads);
+    let last_block = std::thread::scope(|s| {
+        let runs: Vec<_> = rest
+            .chunks_mut(per * N)
+            .enumerate()
+            .map(|(t, run)| {
+                s.spawn(move || {
+                    let mut block = if t == 0 { *start } else { jump::jump(start, (t * per * N) as u64) };
+                    for part in run.chunks_mut(N) {
+                        twist(&mut block);
+                        for (v, w) in part.iter_mut().zip(&block) {
+                            *v = uniform_f32(temper(*w));
+                        }
+                    }
+                    block
+                })
+            })
+            .collect();
+        runs.into_iter().map(|h| h.join().expect("a draw thread panicked")).last()
+    });
+    (last_block.unwrap_or(*start), rest.len() - (blocks - 1) * N)
+}
+
+/// The twist on this thread, block by block, the raw words copied out; tempering and
+/// converting on `threads` threads. Returns the last block and the words used of it.
+fn fill_twisted(start: &[u32; N], rest: &mut [f32], threads: usize) -> ([u32; N], usize) {
     let chunk = rest.len().div_ceil(threads).max(1 << 16);
     // A fresh tensor's pages are not mapped yet: the first write to each faults, which on one
     // thread costs more than the twist itself (0.19 against 0.94 G elements/s on a 2-core VM).
@@ -150,9 +208,9 @@ pub fn fill_uniform_f32(mt: &mut Mt, out: &mut [f32], threads: usize) {
             });
         }
     });
-    // Then whole blocks: each twisted from the one before, its raw words copied out; the
-    // output's f32 slots hold them as bits until the parallel pass converts them.
-    let mut block = mt.words;
+    // Each block twisted from the one before, its raw words copied out; the output's f32 slots
+    // hold them as bits until the parallel pass converts them.
+    let mut block = *start;
     let mut written = 0;
     let mut last = 0;
     while written < rest.len() {
@@ -163,10 +221,6 @@ pub fn fill_uniform_f32(mt: &mut Mt, out: &mut [f32], threads: usize) {
         }
         written += last;
     }
-    // The generator rests in the last block, `last` words into it.
-    mt.words = block;
-    mt.next = last;
-    mt.left = N + 1 - last;
     std::thread::scope(|s| {
         for part in rest.chunks_mut(chunk) {
             s.spawn(move || {
@@ -176,6 +230,7 @@ pub fn fill_uniform_f32(mt: &mut Mt, out: &mut [f32], threads: usize) {
             });
         }
     });
+    (block, last)
 }
 
 #[cfg(test)]
@@ -192,17 +247,23 @@ mod tests {
 
     #[test]
     fn filling_equals_drawing_one_at_a_time_from_any_position_and_leaves_the_same_state() {
-        for (skip, n, threads) in [(0, 10, 1), (0, 624, 2), (1, 5000, 3), (623, 1, 4), (100, 624 * 3 + 17, 8), (624, 70_000, 5)] {
+        for (skip, n, threads) in
+            [(0, 10, 1), (0, 624, 2), (1, 5000, 3), (623, 1, 4), (100, 624 * 3 + 17, 8), (624, 70_000, 5), (3, 624 * 16, 16), (0, 624 * 7 + 1, 3)]
+        {
             let mut a = Mt::seeded(42);
             for _ in 0..skip {
                 a.next_u32();
             }
-            let mut b = a.clone();
+            let b = a.clone();
             let one: Vec<f32> = (0..n).map(|_| uniform_f32(a.next_u32())).collect();
-            let mut filled = vec![0f32; n];
-            fill_uniform_f32(&mut b, &mut filled, threads);
-            assert!(one.iter().zip(&filled).all(|(x, y)| x.to_bits() == y.to_bits()), "skip {skip}, n {n}");
-            assert_eq!(a, b, "the state after skip {skip}, n {n}");
+            // Both paths: the twist on one thread, and every thread jumped to its own blocks.
+            for jump_min_blocks in [usize::MAX, 1] {
+                let mut c = b.clone();
+                let mut filled = vec![0f32; n];
+                fill_uniform_f32_from(&mut c, &mut filled, threads, jump_min_blocks);
+                assert!(one.iter().zip(&filled).all(|(x, y)| x.to_bits() == y.to_bits()), "skip {skip}, n {n}, jump from {jump_min_blocks}");
+                assert_eq!(a, c, "the state after skip {skip}, n {n}, jump from {jump_min_blocks}");
+            }
         }
     }
 
