@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sqlite3
 import sys
 
-PREPARED = re.compile(r"prepared (\S+) (\S+) seed .*; held [\d.]+ MiB of a ([\d.]+) MiB peak")
 
 
 def size_class(suite: str) -> str:
@@ -51,10 +49,12 @@ def largest(rows) -> dict:
 
 def logged(paths: list) -> dict:
     """`largest` over the prepared columns of workers logs."""
+    from kmut.phases import read_prepared  # the workers log's one reader
+
     rows = []
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as f:
-            rows += [(m[1], m[2], float(m[3]) * 2**20) for m in map(PREPARED.search, f) if m]
+            rows += [(c.substrate, c.suite, c.peak_mib * 2**20) for c in map(read_prepared, f) if c and c.peak_mib is not None]
     return largest(rows)
 
 

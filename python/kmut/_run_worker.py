@@ -54,7 +54,7 @@ from . import generators, jsonlines, replay
 from .compare import compare
 from .guards import CANARY_BYTE, CPU_CANARY_BYTE, canaries_intact, checksum, guard_buffers, guarded_copy
 from .machine import MachineFailure, TooLarge, environment_failure, first_line
-from .phases import Phases
+from .phases import Phases, prepared_line
 from .replay import Tail, launch_key
 from .scratch import Scratch, on_cpu
 from .transforms import FlooringCdiv, apply_transform
@@ -279,10 +279,9 @@ class Worker:
             torch.cuda.empty_cache()  # the validity gate's float64 copies, given back
         # Where a column's preparation goes (issue 21's next lever is read from these lines in
         # the run's workers log), one line per prepared column.
-        memory = "" if peak is None or held is None else f"; held {held / 2**20:.1f} MiB of a {peak / 2**20:.1f} MiB peak"
-        # When it was ready (Unix time): the workers' lines then say which columns a run's tail
-        # held (2026-12-07: the log could not tell when the memory-bound columns ran).
-        progress(f"prepared {sub['fields']['name']} {name} seed {seed}: {phases}{memory}; ready at {time.time():.3f}")
+        # It ends with when it was ready (Unix time): the workers' lines then say which columns a
+        # run's tail held (2026-12-07: the log could not tell when the memory-bound columns ran).
+        progress(prepared_line(sub["fields"]["name"], name, seed, phases, peak, held))
         emit("column", suite=name, seed=seed, sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
              kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak,
              held_bytes=held, **validity, **self.steps_layout())

@@ -31,19 +31,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
 # Seconds by preparation phase over the "prepared" lines of a workers log, after the first $2 of
 # them (a warm machine's calls share one log: pass `prepared_lines LOG` taken before the phase).
-prepared_lines() { local n; n=$(grep -c "prepared " "$1" 2>/dev/null); echo "${n:-0}"; }
-prep_phases() {
-  grep -h "prepared " "$1" 2>/dev/null | tail -n +"$(( ${2:-0} + 1 ))" > "$L/prep-phases.txt"
-  python3 - "$L/prep-phases.txt" <<'PY'
-import collections, re, sys
-total, count = collections.Counter(), 0
-for line in open(sys.argv[1]):
-    count += 1
-    for phase, ms in re.findall(r"(\w+) (\d+) ms", line.split(": ", 1)[-1]):
-        total[phase] += int(ms)
-print(f"{count} columns prepared; seconds by phase:", {k: round(v / 1e3, 1) for k, v in total.most_common()})
-PY
-}
+prepared_lines() { python3 -m kmut.phases --count "$1" 2>/dev/null || echo 0; }
+prep_phases() { python3 -m kmut.phases "$1" --after "${2:-0}" | tee "$L/prep-phases.txt"; }
 
 # Every table of the working store into $OUT/results.sqlite.gz (`SELECT *`), the logs into
 # $OUT/logs.tgz: what comes back to be merged here (scripts/merge-device-results.py).

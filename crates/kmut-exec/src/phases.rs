@@ -112,6 +112,18 @@ mod tests {
         assert_eq!(PrepPhases::read("nothing here").summary(), "no column prepared");
     }
 
+    /// The lines `kmut.phases.prepared_line` writes (`tests/python/test_phases.py` checks the
+    /// fixture is its output), so a change of the format on either side fails a test.
+    #[test]
+    fn the_python_writer_s_lines_are_read() {
+        let p = PrepPhases::read(include_str!("../../../tests/fixtures/prepared.log"));
+        assert_eq!(p.columns, 2);
+        assert!((p.seconds["draw"] - 2.0).abs() < 1e-9);
+        assert!((p.seconds["original_kernels"] - 2.051).abs() < 1e-9);
+        assert!((p.seconds["place"] - 0.034).abs() < 1e-9);
+        assert_eq!(p.seconds.len(), 5, "{:?}", p.seconds);
+    }
+
     #[test]
     fn evaluation_parts_sum_over_the_evaluations_that_reported_them() {
         let mut e = EvalParts::default();
