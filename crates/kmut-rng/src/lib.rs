@@ -131,8 +131,9 @@ fn uniform_f32(x: u32) -> f32 {
 }
 
 /// Below this many blocks a draw twists on one thread: starting a thread at its own block
-/// costs a jump (tens of milliseconds in a release build: squarings modulo a polynomial of
-/// degree 19,937 and 19,937 steps), which the twist of about 40 M words pays for.
+/// costs a jump (7 to 20 ms on a 2-core VM for the jumps a draw of up to 2^31 elements makes:
+/// squarings modulo a polynomial of degree 19,937, then 19,937 steps), which the twist of about
+/// 40 M words pays for. The polynomial itself is found once per process (about 50 ms).
 pub const JUMP_MIN_BLOCKS: usize = 1 << 16;
 
 /// `out.len()` values of `torch.rand` from `mt`, which is left where torch would leave it, on up
