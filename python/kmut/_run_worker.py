@@ -762,6 +762,9 @@ def add_throughput_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-fused", action="store_true",
                         help="the output's comparison and the column checksum by torch's kernels, not kmut's one-launch ones "
                              "(kmut.compare_fused, kmut.checksum_fused; the same figures)")
+    parser.add_argument("--draw-twist", action="store_true",
+                        help="draw official inputs with the generator's twist on one thread, not every thread jumped to its "
+                             "own blocks (kmut.fastrand; the same values)")
 
 
 def apply_throughput_options(args: argparse.Namespace) -> None:
@@ -770,6 +773,8 @@ def apply_throughput_options(args: argparse.Namespace) -> None:
     compare_module.set_mode(args.compare)
     if args.no_fused:
         os.environ["KMUT_COMPARE"] = os.environ["KMUT_CHECKSUM"] = "torch"
+    if args.draw_twist and os.environ.get("KMUT_DRAW") != "torch":
+        os.environ["KMUT_DRAW"] = "twist"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,9 @@ leave, so every later draw (`randn`, `randint`, the next trial) is unchanged.
 
 Only the plain call takes the fast path: float32 (given or the default dtype), the default
 generator, on the CPU, no `out`, `requires_grad`, `names`, `layout` or `pin_memory`; and at least
-`MIN_ELEMENTS` elements. Anything else is torch's own call. `KMUT_DRAW=torch` turns it off.
+`MIN_ELEMENTS` elements. Anything else is torch's own call. `KMUT_DRAW=torch` turns it off;
+`KMUT_DRAW=twist` keeps the twist on one thread (the path before the jump: `kmut bench run
+--baseline twist` measures the jump alone).
 
 `Drawing(torch)` is the `torch` a substrate's input generator receives in the run worker: every
 attribute is torch's, but `rand`.
@@ -24,6 +26,7 @@ import os
 from typing import Any
 
 MIN_ELEMENTS = 1 << 20  # below a million elements torch's own loop takes milliseconds
+TWIST_ONLY = 1 << 62  # a jump threshold no draw reaches: the twist stays on one thread
 
 
 def threads() -> int:
@@ -62,7 +65,7 @@ def rand(torch: Any, *size: Any, **kwargs: Any) -> Any:
         if device is not None:
             kwargs["device"] = device
         return torch.rand(*size, **kwargs)
-    return fill(torch, shape)
+    return fill(torch, shape, TWIST_ONLY if os.environ.get("KMUT_DRAW") == "twist" else None)
 
 
 def fill(torch: Any, shape: tuple[int, ...], jump_min_blocks: int | None = None) -> Any:
@@ -93,7 +96,6 @@ class Drawing:
         return rand(self._torch, *size, **kwargs)
 
 
-TWIST_ONLY = 1 << 62  # a jump threshold no draw reaches: the twist stays on one thread
 
 
 def bench(torch: Any, elements: int, repeat: int) -> dict[str, Any]:

@@ -163,14 +163,16 @@ def test_bench_run_no_prefix_or_no_tail_measures_one_replay_alone(tmp_path, base
     assert base["settled"] == this["settled"] == 8
 
 
-def test_bench_run_no_fused_runs_the_workers_with_torch_s_comparison_and_checksum(tmp_path):
+@pytest.mark.parametrize("baseline, flag", [("no-fused", "--no-fused"), ("twist", "--draw-twist")])
+def test_bench_run_no_fused_or_twist_runs_the_workers_with_one_lever_off(tmp_path, baseline, flag):
     """`--baseline no-fused`: the same configuration with the worker's `--no-fused` (on the CPU
-    backend both use torch, so the verdicts agree and only the flag differs)."""
+    backend both use torch, so the verdicts agree and only the flag differs); `--baseline twist`:
+    with `--draw-twist` (the same values drawn with the twist on one thread)."""
     env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path))
     args = ["bench", "run", str(ACCEPTED / "L1p19_relu.py"), "--backend", "cpu", "--sample", "2", "--seed", "1",
-            "--cpu-workers", "1", "--baseline", "no-fused", "--json"]
+            "--cpu-workers", "1", "--baseline", baseline, "--json"]
     out = subprocess.run([*kmut_command(), *args], capture_output=True, text=True, timeout=900, env=env, check=False)
     assert out.returncode == 0, out.stderr[-3000:]
     base, this = json.loads(out.stdout)["configurations"]
-    assert base["configuration"] == {**this["configuration"], "name": "no-fused", "worker_flags": ["--no-fused"]}
+    assert base["configuration"] == {**this["configuration"], "name": baseline, "worker_flags": [flag]}
     assert base["settled"] == this["settled"] == 2

@@ -3,6 +3,8 @@ itself (the run worker draws official inputs through it)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 
@@ -52,6 +54,26 @@ def test_a_draw_whose_threads_jump_to_their_own_blocks_equals_torchs_from_mid_st
     torch.rand(1000)
     got = fastrand.fill(torch, (n,), jump_min_blocks=1)
     assert torch.equal(want, got) and torch.equal(want_next, torch.rand(7))
+
+
+def test_kmut_draw_twist_keeps_the_twist_on_one_thread_with_the_same_values(monkeypatch):
+    # The run worker's --draw-twist (`kmut bench run --baseline twist`) sets KMUT_DRAW=twist.
+    from kmut import _native
+
+    seen = []
+    native = _native.torch_uniform_f32
+    monkeypatch.setattr(_native, "torch_uniform_f32", lambda *a: seen.append(a[4:]) or native(*a))
+    n = (1 << 21) + 7
+    for mode, threshold in (("twist", (fastrand.TWIST_ONLY,)), (None, ())):
+        if mode:
+            monkeypatch.setenv("KMUT_DRAW", mode)
+        else:
+            monkeypatch.delenv("KMUT_DRAW", raising=False)
+        torch.manual_seed(3)
+        want = torch.rand(n)
+        torch.manual_seed(3)
+        assert torch.equal(fastrand.rand(torch, n), want)
+        assert seen.pop() == threshold
 
 
 def test_every_other_call_is_torchs_own(monkeypatch):
@@ -123,3 +145,21 @@ def test_kmut_bench_draw_reports_both_draws_and_that_they_agree():
     assert r["same_values"] is True and r["elements"] == 1 << 21 and r["threads"] >= 1
     assert r["torch_ms"] > 0 and r["kmut_ms"] > 0 and r["speedup"] > 0
     assert r["twist_one_thread_ms"] > 0 and r["jump_speedup"] > 0
+
+
+def test_the_run_worker_s_draw_twist_flag_sets_the_draw_mode_and_leaves_torch_s_alone(monkeypatch):
+    import argparse
+
+    from kmut._run_worker import add_throughput_options, apply_throughput_options
+
+    parser = argparse.ArgumentParser()
+    add_throughput_options(parser)
+    monkeypatch.delenv("KMUT_DRAW", raising=False)
+    apply_throughput_options(parser.parse_args(["--draw-twist"]))
+    assert os.environ["KMUT_DRAW"] == "twist"
+    monkeypatch.setenv("KMUT_DRAW", "torch")  # torch's own draw stays torch's own
+    apply_throughput_options(parser.parse_args(["--draw-twist"]))
+    assert os.environ["KMUT_DRAW"] == "torch"
+    monkeypatch.delenv("KMUT_DRAW")
+    apply_throughput_options(parser.parse_args([]))
+    assert "KMUT_DRAW" not in os.environ

@@ -876,10 +876,12 @@ pub struct BenchRunArgs {
     /// `heavy-first` (the same settings with the heaviest protocol columns taken in the usual
     /// order instead of first),
     /// `no-fused` (the same settings with the output's comparison and the column checksum by
-    /// torch's kernels instead of kmut's one-launch ones) or `none` (the
+    /// torch's kernels instead of kmut's one-launch ones), `twist` (the same settings with
+    /// official inputs drawn with the generator's twist on one thread instead of every thread
+    /// jumped to its own blocks: the same values) or `none` (the
     /// given configuration alone, for a sample too large to run twice in one sitting; compare
     /// with an earlier row of the same sample and seed).
-    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "heavy-first", "no-fused", "none"], value_name = "WHICH")]
+    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "heavy-first", "no-fused", "twist", "none"], value_name = "WHICH")]
     pub baseline: String,
     /// Print the figures as JSON instead of a table.
     #[arg(long)]

@@ -131,6 +131,9 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             // One lever alone: the output's comparison and the column checksum by torch's
             // kernels instead of kmut's one-launch ones.
             "no-fused" => Some(Configuration { name: "no-fused".into(), worker_flags: vec!["--no-fused".into()], ..this.clone() }),
+            // One lever alone: official inputs drawn with the twist on one thread, not every
+            // thread jumped to its own run of the stream (kmut-rng's jump).
+            "twist" => Some(Configuration { name: "twist".into(), worker_flags: vec!["--draw-twist".into()], ..this.clone() }),
             // One lever alone: no column prepared ahead of its first-kill wave.
             "prefetch" => Some(Configuration { name: "no-prefetch".into(), prefetch: false, ..this.clone() }),
             // One lever alone: the heaviest protocol columns taken in the usual order.
