@@ -36,6 +36,7 @@ def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
         assert c["seconds"] > 0 and c["evaluations_per_s"] > 0 and c["settled_per_s"] > 0, c
         assert c["wall_over_kernel"] is None or c["wall_over_kernel"] > 0, c
         assert c["gpu_busy"] is None, "no nvidia-smi figure on the CPU backend"
+        assert c["gpu_seconds_per_evaluation"] is None and c["gpu_bound_per_s"] is None, "nor a bound derived from it"
         assert c["images"] > 0 and c["images_per_s"] > 0, "each configuration builds from a cold cache"
         assert c["worker_replacements"] >= 0 and isinstance(c["problems"], list)
         assert "evaluating" in c["worker_time"] and "preparing" in c["worker_time"], c["worker_time"]
