@@ -27,7 +27,6 @@ import sqlite3
 import sys
 
 
-
 def size_class(suite: str) -> str:
     """The engine's `memory::size_class`: a generated column's sizes field, `official` for the
     protocol's T0_original, any other suite its own name."""

@@ -96,8 +96,6 @@ class Drawing:
         return rand(self._torch, *size, **kwargs)
 
 
-
-
 def bench(torch: Any, elements: int, repeat: int) -> dict[str, Any]:
     """Median ms of `torch.rand(elements)`, of `rand` from the same seed (the threads jumped to
     their own runs where the draw is long enough), and of the same with the twist kept on one

@@ -4,12 +4,13 @@
 //!
 //! `KernelBench` draws its official inputs that way, on one core: up to 2^31 elements, about
 //! 0.29 G elements/s on the H200 host, the largest phase of a column's preparation on a fresh
-//! machine (`docs/performance.md`). The stream itself is sequential (each state block is the
-//! twist of the one before), but the twist is a few operations per word; tempering, masking,
-//! converting and storing are per element and independent. [`fill_uniform_f32`] twists on one
-//! thread, block by block, writing the raw words into the output, then tempers and converts
-//! them in place on several. The values and the state left behind are torch's to the bit
-//! (`tests/python/test_fastrand.py` checks both against torch itself).
+//! machine (`docs/performance.md`). The stream is sequential (each state block is the twist of
+//! the one before), but the twist is linear, so the generator can be jumped ahead (`jump`):
+//! [`fill_uniform_f32`] gives each thread of a long draw its own run of blocks, started by a
+//! jump, and each thread twists, tempers and converts its run; a short draw twists on one thread,
+//! writing the raw words into the output, then tempers and converts them in place on several.
+//! The values and the state left behind are torch's to the bit (`tests/python/test_fastrand.py`
+//! checks both against torch itself).
 
 /// Words of state, and the middle offset of the recurrence.
 const N: usize = 624;

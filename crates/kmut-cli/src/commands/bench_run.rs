@@ -296,8 +296,8 @@ fn measure(
     // Where `kmut run` keeps its drawn inputs by default (`scratch_dir`: /dev/shm, RAM), so the
     // bench measures a run's preparations, not a disk's: official level-1 columns are gigabytes,
     // and a column prepared again after a worker's replacement reads them back from here.
-    // Each configuration's own, removed with `_scratch_root` when it ends: the next starts cold.
-    let (scratch_root, _scratch_root) = scratch_dir(None)?;
+    // Each configuration's own, removed with `_scratch_guard` when it ends: the next starts cold.
+    let (scratch_root, _scratch_guard) = scratch_dir(None)?;
     let scratch = scratch_root.join(format!("bench-{}", c.name));
     std::fs::create_dir_all(&scratch).with_context(|| format!("could not create the scratch folder `{}`", scratch.display()))?;
     eprintln!("bench run: {}'s workers share drawn inputs in `{}` (removed at its end)", c.name, scratch.display());
