@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# One device call whose work depends on the card lent (2026-12-07, fourteenth session). A plain
+# ask may bring an H100 or an H200, and issue 21's figures are owed on the H200, while the H100's
+# were measured on 2026-12-07 (7.28 evaluations/s): so the call spends its time where the card
+# adds something. Run on the device from the repository root, carrying .dev1/ and .whl/.
+#   PART=a  (first call, fresh machine)
+#     H200: the run worker's GPU tests (hang, out of bounds, crash), the whole-corpus bench of 600
+#           mutants (issue 21's goal 3; the same command as the H100's 7.28/s), then the kill -9
+#           demo in the time left.
+#     other cards: the GPU tests, the kill -9 demo, then the witness search grown over level 1
+#           (issue 15) in the time left.
+#   PART=b  (second call, warm): on an H200 the compile benchmark first (issue 21's goal 1, on the
+#           host's 16 cores), then the level-1 witness growth for the rest of the call.
+# Every part ends with the working store's export (scripts/device/common.sh), and the demo's
+# output stays whole under $OUT/demo (2026-12-07: a `| tail` lost its comparison line).
+set -uo pipefail
+OUT=${OUT:-/tmp/out}; export OUT
+LIMIT=${CALL_LIMIT:-585}; start=$(date +%s)
+left() { echo $(( LIMIT - ($(date +%s) - start) )); }
+card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+echo "card: $card (part ${PART:-a})"
+h200=0; case "$card" in *H200*) h200=1 ;; esac
+# Issue 15's growth: level 1 holds the fewest witnessed mutants per problem (6.3), and the
+# stratified order restricted to it extends the 1,500 already searched (docs/synth.md).
+growth() {
+  WIT_LIMIT=$1 WIT_BUDGET="$(( $1 - 80 ))s" WIT_WORKERS=10 WIT_SAMPLE=${WIT_SAMPLE:-1500} \
+    WIT_SUBSTRATES="$(echo substrates/accepted/L1p*.py)" FUSED_TEST=0 TRANSFORM_TEST=0 DRAW_BENCH=0 LIMIT_TEST=0 \
+    CALL_LIMIT=$(( $1 + 45 )) bash scripts/device/2026-12-03-campaign.sh
+}
+demo() {
+  mkdir -p "$OUT/demo"
+  SKIP_PYTEST=1 RUN=kill OUT="$OUT/demo" timeout "$1" bash scripts/device-check.sh > "$OUT/demo/demo.txt" 2>&1
+  echo "kill -9 demo exit $?"; grep -v "^  \[worker" "$OUT/demo/demo.txt"
+}
+gpu_tests() {
+  mkdir -p "$OUT"
+  python3 -m pip install -q --no-deps --no-compile --upgrade --target /tmp/kmut-site .whl/kmut-*.whl || exit 1
+  PYTHONPATH=/tmp/kmut-site:$PWD python3 -m pytest -q -p no:cacheprovider -m gpu tests/python/test_run_gpu.py > "$OUT/gpu-tests.txt" 2>&1
+  echo "GPU tests (tests/python/test_run_gpu.py): $(tail -n 1 "$OUT/gpu-tests.txt")"; grep -E "^(FAILED|ERROR)" "$OUT/gpu-tests.txt" | head -n 20
+}
+if [ "${PART:-a}" = b ]; then
+  if [ "$h200" = 1 ]; then
+    python3 -m pip install -q --no-deps --no-compile --upgrade --target /tmp/kmut-site .whl/kmut-*.whl || exit 1
+    PYTHONPATH=/tmp/kmut-site:$PWD python3 -m kmut bench compile substrates/accepted/*.py --sample 256 --threads "$(nproc)" 2>&1 \
+      | grep -v -i warn | grep -v nn.Trans | tail -n 4
+  fi
+  growth $(( $(left) - 50 ))
+elif [ "$h200" = 1 ]; then
+  gpu_tests
+  BENCH_LIMIT=330 BENCH_SAMPLE=600 BENCH_BASELINE=none WIT_WORKERS=10 FUSED_TEST=0 TRANSFORM_TEST=0 \
+    DRAW_BENCH=0 LIMIT_TEST=0 CALL_LIMIT=$(( $(left) - 225 )) bash scripts/device/2026-12-03-campaign.sh
+  demo $(( $(left) - 10 ))
+else
+  gpu_tests
+  demo 220
+  growth $(( $(left) - 50 ))
+fi
+echo "call done after $(( $(date +%s) - start )) s"
