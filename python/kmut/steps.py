@@ -39,6 +39,7 @@ in one launch instead of a dozen per step, which is what the capture's overhead 
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,49 +60,101 @@ def _extent(t: Any) -> tuple[int, int]:
 
 def rewritten_later(steps: list[Any]) -> list[bool]:
     """For each step, whether a later step's output overlaps its output's memory (so the value
-    right after the step must be copied before that later step runs)."""
-    extents = [_extent(s.output) for s in steps]
+    right after the step must be copied before that later step runs). One backward sweep over
+    the union of the later outputs (`_Union`): a recurrent network has thousands of steps, and
+    comparing every pair took 0.6 s of every evaluation's setup on L3p38's 6,157."""
+    later = _Union()
     out = []
-    for i, (a0, a1) in enumerate(extents):
-        out.append(any(b0 < a1 and a0 < b1 for b0, b1 in extents[i + 1 :]))
-    return out
+    for s in reversed(steps):
+        a0, a1 = _extent(s.output)
+        out.append(later.overlaps(a0, a1))
+        later.add(a0, a1)
+    return out[::-1]
 
 
 def producers(steps: list[Any]) -> list[list[int]]:
     """For each step, the earlier steps whose outputs it reads: for each of its tensor arguments
     but the last, the latest earlier writers of each part of it (a concat buffer's halves come
     from two steps). Inputs and weights have no producer; the depth analysis takes their error
-    as zero."""
-    extents = [_extent(s.output) for s in steps]
+    as zero. One forward sweep over a map from memory to its latest writer (`_Writers`): scanning
+    back through every earlier step for each argument took 7.9 s of each of L3p38's column
+    preparations, its weights read at every one of 6,157 steps and written by none."""
+    writers = _Writers()
     reads: list[list[int]] = []
     for j, s in enumerate(steps):
         found: set[int] = set()
         for t in s.tensors[:-1]:
-            a0, a1 = _extent(t)
-            covered: list[tuple[int, int]] = []  # parts of the argument a later writer already owns
-            for i in range(j - 1, -1, -1):
-                b0, b1 = max(extents[i][0], a0), min(extents[i][1], a1)
-                if b0 >= b1:
-                    continue
-                if not _inside(b0, b1, covered):
-                    found.add(i)
-                covered.append((b0, b1))
-                if _inside(a0, a1, covered):
-                    break
+            found.update(writers.of(*_extent(t)))
         reads.append(sorted(found))
+        writers.write(*_extent(s.output), j)
     return reads
 
 
-def _inside(lo: int, hi: int, parts: list[tuple[int, int]]) -> bool:
-    """Whether [lo, hi) lies within the union of `parts`."""
-    at = lo
-    for p0, p1 in sorted(parts):
-        if p0 > at:
-            break
-        at = max(at, p1)
-        if at >= hi:
-            return True
-    return at >= hi
+class _Union:
+    """A union of byte ranges, kept as sorted [start, end) pairs with no interior point in common
+    (ends ascend with the starts, so the last range starting before a point reaches furthest)."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, a0: int, a1: int) -> bool:
+        # The last range starting before a1 is the only one that can reach past a0.
+        i = bisect.bisect_left(self.starts, a1) - 1
+        return i >= 0 and self.ends[i] > a0
+
+    def add(self, a0: int, a1: int) -> None:
+        # An empty range is kept too: the pairwise test this replaced counted a point strictly
+        # inside another step's output as overlapping it.
+        # Ranges that share an interior point with [a0, a1) merge with it; ranges that only
+        # touch it stay apart, so that a point where two outputs meet is inside neither.
+        lo = bisect.bisect_right(self.ends, a0)
+        hi = bisect.bisect_left(self.starts, a1)
+        if lo < hi:
+            a0, a1 = min(a0, self.starts[lo]), max(a1, self.ends[hi - 1])
+        self.starts[lo:hi], self.ends[lo:hi] = [a0], [a1]
+
+
+class _Writers:
+    """Which step last wrote each byte: sorted disjoint [start, end) ranges, each with its step."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.steps: list[int] = []
+
+    def of(self, a0: int, a1: int) -> set[int]:
+        """The steps that last wrote some byte of [a0, a1)."""
+        found: set[int] = set()
+        if a0 >= a1:
+            return found  # an empty argument reads nothing
+        i = bisect.bisect_right(self.ends, a0)  # the first range ending after a0
+        while i < len(self.starts) and self.starts[i] < a1:
+            found.add(self.steps[i])
+            i += 1
+        return found
+
+    def write(self, a0: int, a1: int, step: int) -> None:
+        """[a0, a1) now holds `step`'s output: ranges it covers go, ranges it cuts are trimmed."""
+        if a0 >= a1:
+            return
+        lo = bisect.bisect_right(self.ends, a0)
+        hi = bisect.bisect_left(self.starts, a1)
+        keep_s: list[int] = []
+        keep_e: list[int] = []
+        keep_w: list[int] = []
+        if lo < hi and self.starts[lo] < a0:  # the left part of a range the write cuts
+            keep_s.append(self.starts[lo])
+            keep_e.append(a0)
+            keep_w.append(self.steps[lo])
+        keep_s.append(a0)
+        keep_e.append(a1)
+        keep_w.append(step)
+        if lo < hi and self.ends[hi - 1] > a1:  # its right part
+            keep_s.append(a1)
+            keep_e.append(self.ends[hi - 1])
+            keep_w.append(self.steps[hi - 1])
+        self.starts[lo:hi], self.ends[lo:hi], self.steps[lo:hi] = keep_s, keep_e, keep_w
 
 
 @dataclass

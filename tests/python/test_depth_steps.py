@@ -41,6 +41,64 @@ def test_producers_are_the_latest_earlier_writer_of_each_argument_slice():
     assert steps.producers(seq) == [[], [], [0, 1]], "an input has no producer; both halves of the concat buffer feed step 2"
 
 
+class _Span:
+    """A tensor's stand-in with only what the step graph reads: its first byte and its bytes."""
+
+    def __init__(self, start, size):
+        self.start, self.size = start, size
+
+    def data_ptr(self):
+        return self.start
+
+    def numel(self):
+        return self.size
+
+    def element_size(self):
+        return 1
+
+
+def _pairwise_rewritten_later(seq):
+    """The definition, pair by pair (what kmut.steps computed before its sweep)."""
+    ext = [(s.output.data_ptr(), s.output.data_ptr() + s.output.numel()) for s in seq]
+    return [any(b0 < a1 and a0 < b1 for b0, b1 in ext[i + 1 :]) for i, (a0, a1) in enumerate(ext)]
+
+
+def _pairwise_producers(seq):
+    """The definition, byte by byte: a step reads from the latest earlier writer of each byte of
+    each argument but its output."""
+    out = []
+    for j, s in enumerate(seq):
+        found = set()
+        for t in s.tensors[:-1]:
+            for byte in range(t.data_ptr(), t.data_ptr() + t.numel()):
+                writers = [i for i in range(j) if seq[i].output.data_ptr() <= byte < seq[i].output.data_ptr() + seq[i].output.numel()]
+                if writers:
+                    found.add(writers[-1])
+        out.append(sorted(found))
+    return out
+
+
+def test_the_step_graph_sweeps_agree_with_the_pairwise_definitions_on_random_layouts():
+    import random
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        span = rng.choice([12, 40, 160])
+        seq = [Step("k", (1, 1, 1), (1, 1, 1), [_Span(rng.randrange(span), rng.choice([0, 1, 2, 5, 9, 30])) for _ in range(rng.randint(1, 4))], [])
+               for _ in range(rng.randint(1, 20))]
+        assert steps.rewritten_later(seq) == _pairwise_rewritten_later(seq), [(s.output.start, s.output.size) for s in seq]
+        assert steps.producers(seq) == _pairwise_producers(seq), [[(t.start, t.size) for t in s.tensors] for s in seq]
+
+
+def test_a_recurrent_layout_reads_its_previous_state_and_none_of_its_weights():
+    # A time loop: step t reads the state step t-1 wrote (a slice of one buffer) and weights
+    # nobody writes; the buffer's slices are never rewritten, so nothing is copied.
+    weights, T = _Span(10_000, 64), 50
+    seq = [Step("step", (1, 1, 1), (1, 1, 1), [weights, _Span(100 * (t - 1) if t else 20_000, 100), _Span(100 * t, 100)], []) for t in range(T)]
+    assert steps.producers(seq) == [[]] + [[t - 1] for t in range(1, T)]
+    assert steps.rewritten_later(seq) == [False] * T
+
+
 def test_step_errors_measure_tau_relative_l2_and_the_share_off():
     orig = torch.tensor([1.0, -2.0, 0.0, 4.0])
     same = steps.step_errors([orig], [orig.clone()], 1e-2, 1e-2, torch)
