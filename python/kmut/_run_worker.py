@@ -13,6 +13,11 @@ Requests:
       the original's tau*, its kernel time, the preparation time, the preparation's peak device
       memory (`peak_bytes`) and what the worker keeps while evaluating on the column
       (`held_bytes`), or {"event": "error", "detail": ..., "environment": bool}.
+      With "known": {sizes, tau, max_abs, kernel_ms, valid, tau64_ref, tau64_orig} (a stored
+      baseline of the same original image on this backend), the original is not launched where
+      nothing on the column reads its outputs (a single kernel, or a pipeline without kept steps):
+      the column event then carries those figures and "original_stored": true.
+      KMUT_ORIGINAL=run ignores "known".
   {"op": "eval", "eval": N, "mutant": ID, "image": PATH|null, "scope": [...], "transform": {...}|null,
    "variant": NAME|null, "orders": [...]}
       (`variant` and `orders` on the CPU backend only: the mutant's variant in the `image`
@@ -248,8 +253,11 @@ class Worker:
         # kernel time, and the log could not say where the rest went.
         self.phases = phases
         before_run = self.memory_window()
+        known = req.get("known")
+        if known is not None and (os.environ.get("KMUT_ORIGINAL") == "run" or known.get("sizes") != sizes):
+            known = None  # switched off, or the substrate's sizes changed since it was measured
         try:
-            original = self.run_original()
+            original = self.run_original(known)
             # The checksum every evaluation ends with, inside the window: its temporaries (with
             # the kernel off, torch's int64 copy of the largest tensor) are part of the hold.
             if not original.get("crash") and not original.get("environment"):
@@ -263,7 +271,13 @@ class Worker:
         if original.get("crash"):
             raise RuntimeError(f"the original kernel fails on {name} seed {seed}: {original['crash']}: {original.get('detail', '')}")
         self.column["original_tau"] = original["tau"]
-        validity = self.known_validity(sub, name, seed, sizes, req["margin"]) if req.get("margin") is not None else {}
+        stored = bool(original.get("stored"))
+        if req.get("margin") is None:
+            validity = {}
+        elif stored:
+            validity = {k: known[k] for k in ("valid", "tau64_ref", "tau64_orig")}  # type: ignore[index]
+        else:
+            validity = self.known_validity(sub, name, seed, sizes, req["margin"])
         phases.mark("validity")
         self.original_out = None
         # The column's footprints, for the orchestrator's memory budget. `peak_bytes`: what
@@ -284,7 +298,7 @@ class Worker:
         progress(prepared_line(sub["fields"]["name"], name, seed, phases, peak, held))
         emit("column", suite=name, seed=seed, sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
              kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak,
-             held_bytes=held, **validity, **self.steps_layout())
+             held_bytes=held, original_stored=stored, **validity, **self.steps_layout())
 
     def memory_window(self) -> int | None:
         """Before the original's run: the preparation's reserved peak so far, and then the
@@ -340,10 +354,15 @@ class Worker:
             return host // 3
         return min(host, self.torch.cuda.get_device_properties(self.device).total_memory) // 3
 
-    def run_original(self) -> dict[str, Any]:
+    def run_original(self, known: dict[str, Any] | None = None) -> dict[str, Any]:
         """The original's run on the current column (eval -1): its outputs, kept step outputs and
-        the column's checksum over them (`record_steps`)."""
-        return self.evaluate({"eval": -1, "mutant": None, "image": None, "scope": [], "transform": None}, announce=False)
+        the column's checksum over them (`record_steps`). With `known` (the engine's stored
+        figures for this column, the same original image on the same backend), only where the
+        column's mutants need the original's outputs (`run_once`)."""
+        req = {"eval": -1, "mutant": None, "image": None, "scope": [], "transform": None}
+        if known is not None:
+            req["known"] = known
+        return self.evaluate(req, announce=False)
 
     def known_validity(self, sub: dict[str, Any], name: str, seed: int, sizes: dict[str, int], margin: float) -> dict[str, Any]:
         """The validity gate's verdict on the current column: computed here, or read from the
@@ -543,6 +562,16 @@ class Worker:
         steps = apply_transform(steps, transform)
         steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch, self.canary_byte)
         capture = self.step_capture(steps, original=req["eval"] < 0)
+        known = req.get("known") if req["eval"] < 0 else None
+        if known is not None and capture is None:
+            # Nothing on this column reads the original's outputs (no kept steps), and the store
+            # holds its figures here: its buffers are allocated and guarded, so the column's
+            # held memory still counts one run's, and nothing is launched.
+            mark("original_setup")
+            mark("original_stored")
+            return {"tau": known["tau"], "max_abs": known["max_abs"], "max_rel": math.nan, "nonfinite": False, "shape_ok": True,
+                    "kernel_ms": known["kernel_ms"], "canary": False, "tail_steps": 0, "skipped_steps": 0,
+                    "steps_total": len(steps) if len(steps) > 1 else 0, "stored": True}
         skip = replay.prefix_steps(col, req, steps, self.skip_prefix)
         last = replay.tail_from(col, req, steps, self.skip_tail)
         zeros = set(K.zero_init)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 
@@ -129,3 +130,25 @@ def test_gpu_and_cpu_evaluations_share_a_store_without_clashing(kmut_cmd, pipeli
     # Scoring the GPU's evaluations of this store finds none: every mutant is undetermined.
     s = score_json(kmut_cmd, store, "--backend", "gpu")
     assert s["backend"] == "gpu" and s["overall"]["evaluated"] == 0 and s["racy_on_cpu"] is None
+
+
+def test_a_larger_sample_takes_the_stored_figures_of_the_original_except_for_the_pipeline(kmut_cmd, pipeline, tmp_path):
+    """Grown on a copy of the store, the sample's new mutants run on columns the first run
+    measured: a single-kernel substrate's column is prepared without running the original (its
+    figures come from the stored baseline), the level-3 pipeline's with it (its mutants replay
+    and compare the original's kept step outputs)."""
+    store, base, _ = pipeline
+    grown = tmp_path / "grown.sqlite"
+    grown.write_bytes(store.read_bytes())
+    out = kmut(kmut_cmd, "run", *paths(), "--backend", "cpu", "--sample", str(SAMPLE + 40), "--seed", "0", "--full-matrix",
+               "--store", str(grown), "--cache", str(base / "cache"), "--cpu-workers", "2")
+    assert out.returncode == 0, out.stderr[-4000:]
+    prepared = [line for line in (tmp_path / "grown.sqlite.workers.log").read_text().splitlines() if " prepared " in line]
+    stored = {line.split(" prepared ")[1].split()[0] for line in prepared if "original_stored" in line}
+    ran = {line.split(" prepared ")[1].split()[0] for line in prepared if "original_kernels" in line}
+    assert "L3p17_squeezenet_fire" in ran and "L3p17_squeezenet_fire" not in stored, prepared
+    assert stored and stored <= set(SUBSTRATES) - {"L3p17_squeezenet_fire"}, prepared
+    # The run's own count: its column events (a worker replaced mid-preparation logs a line and
+    # sends no event, so the log can hold more lines than the run counts).
+    m = re.search(r"run: (\d+) of (\d+) column preparations took the original's figures", out.stderr)
+    assert m and 0 < int(m[1]) <= sum("original_stored" in line for line in prepared) and int(m[2]) <= len(prepared), out.stderr[-2000:]

@@ -119,3 +119,43 @@ def test_a_kill_9_mid_hang_leaves_no_worker_and_the_resume_ends_as_an_uninterrup
         return {k: (v[1], v[2] is None or not v[2] <= 1e-2) for k, v in c.items()}
 
     assert verdicts(after) == verdicts(cells(whole))
+
+
+def test_a_column_the_store_measured_is_prepared_without_the_original_and_decides_the_same(kmut_cmd, tmp_path):
+    """A second run on a store whose baselines hold the original's figures for the same image on
+    this backend takes them instead of running the original (the workers log's `original_stored`
+    phase); its mutants' verdicts are those of a run that ran the original again."""
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+
+    def run(store, *rules, rerun=False):
+        cmd = [*kmut_cmd, "run", DEMO, "--backend", "cpu", "--store", str(store), "--cache", str(tmp_path / "cache"), "--cpu-workers", "2",
+               *[a for r in rules for a in ("--rules", r)], *(["--rerun-original"] if rerun else [])]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, check=False)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stderr
+
+    first = tmp_path / "first.sqlite"
+    run(first, "arith-plus-to-minus")
+    again = tmp_path / "again.sqlite"
+    again.write_bytes(first.read_bytes())
+    more = ("arith-plus-to-minus", "precision-*", "semantic-*")
+    reused = run(first, *more)
+    assert "took the original's figures from a stored baseline" in reused, reused[-2000:]
+    rerun = run(again, *more, rerun=True)
+    assert "stored baseline" not in rerun
+
+    def phases(log):
+        return [line for line in log.read_text().splitlines() if " prepared " in line]
+
+    taken = phases(tmp_path / "first.sqlite.workers.log")
+    assert any("original_stored" in line and "original_kernels" not in line for line in taken), taken
+    assert not any("original_stored" in line for line in phases(tmp_path / "again.sqlite.workers.log"))
+
+    def cells(store):
+        with sqlite3.connect(store) as db:
+            return (db.execute("SELECT mutant, suite, seed, outcome, crash, tau, max_abs, nonfinite, shape_ok FROM evaluations ORDER BY 1, 2, 3").fetchall(),
+                    db.execute("SELECT substrate, suite, seed, sizes, tau, max_abs, image FROM baselines ORDER BY 1, 2, 3").fetchall())
+
+    evaluations, baselines = cells(first)
+    assert len(evaluations) > 4
+    assert (evaluations, baselines) == cells(again)

@@ -90,3 +90,37 @@ def test_each_prepared_column_says_what_it_holds_beside_its_preparation_s_peak(k
     found = [(float(h), float(p)) for h, p in re.findall(r"prepared .*; held ([\d.]+) MiB of a ([\d.]+) MiB peak", log)]
     assert found, log[-3000:]
     assert all(0 < held <= peak for held, peak in found), found
+
+
+@pytest.mark.gpu
+def test_a_column_the_store_measured_is_prepared_without_the_original_on_a_gpu(kmut_cmd, tmp_path):
+    """test_run_cpu_faults.py's test of the same name, on the GPU: a second run takes the stored
+    figures of the same original image on this device instead of running the original, and its
+    verdicts are those of a run that ran it again (`--rerun-original`)."""
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+
+    def run(store, *rules, rerun=False):
+        cmd = [*kmut_cmd, "run", DEMO, "--store", str(store), "--cache", str(tmp_path / "cache"), "--workers-per-gpu", "2",
+               *[a for r in rules for a in ("--rules", r)], *(["--rerun-original"] if rerun else [])]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=280, env=env, check=False)
+        print(out.stderr[-1500:])
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stderr
+
+    first, again = tmp_path / "first.sqlite", tmp_path / "again.sqlite"
+    run(first, "arith-plus-to-minus")
+    again.write_bytes(first.read_bytes())
+    more = ("arith-plus-to-minus", "precision-*", "semantic-*")
+    assert "took the original's figures from a stored baseline" in run(first, *more)
+    assert "stored baseline" not in run(again, *more, rerun=True)
+    lines = [line for line in (tmp_path / "first.sqlite.workers.log").read_text().splitlines() if " prepared " in line]
+    assert any("original_stored" in line and "original_kernels" not in line for line in lines), lines
+
+    def cells(store):
+        with sqlite3.connect(store) as db:
+            return (db.execute("SELECT mutant, suite, seed, outcome, crash, tau, max_abs, nonfinite, shape_ok FROM evaluations ORDER BY 1, 2, 3").fetchall(),
+                    db.execute("SELECT substrate, suite, seed, sizes, tau, max_abs, image, backend FROM baselines ORDER BY 1, 2, 3").fetchall())
+
+    evaluations, baselines = cells(first)
+    assert len(evaluations) > 4 and len(baselines) == 5, baselines
+    assert (evaluations, baselines) == cells(again)

@@ -390,6 +390,13 @@ pub struct RunArgs {
     /// Limit for preparing one input column (drawing inputs, the reference), in seconds.
     #[arg(long, default_value_t = 900.0, value_name = "SECONDS")]
     pub prep_timeout: f64,
+    /// Run the original on every column prepared. By default a column whose original's figures
+    /// (tau*, kernel time, the validity gate's verdict) the store holds for the same original
+    /// image on this backend, from an earlier run or this run's first preparation of it, is
+    /// prepared without running the original again, unless its mutants need the original's
+    /// outputs (a pipeline's kept steps).
+    #[arg(long)]
+    pub rerun_original: bool,
     /// Folder where workers share drawn inputs; default: a fresh folder in /dev/shm or the
     /// temporary folder, removed at the end.
     #[arg(long, value_name = "DIR")]
@@ -599,6 +606,13 @@ pub struct AuditArgs {
     /// Limit for preparing one input column (drawing inputs, the reference), in seconds.
     #[arg(long, default_value_t = 900.0, value_name = "SECONDS")]
     pub prep_timeout: f64,
+    /// Run the original on every column prepared. By default a column whose original's figures
+    /// (tau*, kernel time, the validity gate's verdict) the store holds for the same original
+    /// image on this backend, from an earlier run or this run's first preparation of it, is
+    /// prepared without running the original again, unless its mutants need the original's
+    /// outputs (a pipeline's kept steps).
+    #[arg(long)]
+    pub rerun_original: bool,
     /// Folder where workers share drawn inputs; default: a fresh folder in /dev/shm or the
     /// temporary folder, removed at the end.
     #[arg(long, value_name = "DIR")]
@@ -878,10 +892,12 @@ pub struct BenchRunArgs {
     /// `no-fused` (the same settings with the output's comparison and the column checksum by
     /// torch's kernels instead of kmut's one-launch ones), `twist` (the same settings with
     /// official inputs drawn with the generator's twist on one thread instead of every thread
-    /// jumped to its own blocks: the same values) or `none` (the
+    /// jumped to its own blocks: the same values), `rerun-original` (the same settings with the
+    /// original run on every column prepared, also a column this configuration had prepared
+    /// before, as on another worker before a replacement) or `none` (the
     /// given configuration alone, for a sample too large to run twice in one sitting; compare
     /// with an earlier row of the same sample and seed).
-    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "heavy-first", "no-fused", "twist", "none"], value_name = "WHICH")]
+    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "heavy-first", "no-fused", "twist", "rerun-original", "none"], value_name = "WHICH")]
     pub baseline: String,
     /// Print the figures as JSON instead of a table.
     #[arg(long)]

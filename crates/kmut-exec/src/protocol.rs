@@ -28,6 +28,10 @@ pub enum Request<'a> {
         /// Capture each pipeline step's output on this column (`kmut depth`'s rows): the
         /// protocol's own columns, not a witness search's (`SubstratePlan::search_from`).
         steps: bool,
+        /// The original's figures on this column from a stored baseline of the same original
+        /// image on the same backend: the worker does not run the original again unless the
+        /// column's mutants need its outputs (a pipeline's kept steps).
+        known: Option<KnownOriginal>,
     },
     /// Run one mutant on the current column.
     Eval {
@@ -42,6 +46,33 @@ pub enum Request<'a> {
     /// Drop the column and free its device memory.
     Release,
     Quit,
+}
+
+/// The original's figures on a column as an earlier preparation measured them (`Baseline`):
+/// all finite, the sizes as the worker drew them (a substrate whose sizes changed while its
+/// CUDA did not runs the original again), and the validity gate's verdict where one was asked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KnownOriginal {
+    pub sizes: Value,
+    pub tau: f64,
+    pub max_abs: f64,
+    pub kernel_ms: f64,
+    pub valid: Option<bool>,
+    pub tau64_ref: Option<f64>,
+    pub tau64_orig: Option<f64>,
+}
+
+impl KnownOriginal {
+    /// From a stored baseline, when it holds every figure a preparation reports (`margin`:
+    /// the validity gate's too) and each is finite (JSON has no infinity).
+    #[must_use]
+    pub fn from_baseline(b: &kmut_store::Baseline, margin: bool) -> Option<KnownOriginal> {
+        let (tau, max_abs, kernel_ms) = (b.tau?, b.max_abs?, b.kernel_ms?);
+        let gate = if margin { (Some(b.valid?), Some(b.tau64_ref?), Some(b.tau64_orig?)) } else { (None, None, None) };
+        let finite = [Some(tau), Some(max_abs), Some(kernel_ms), gate.1, gate.2].into_iter().flatten().all(f64::is_finite);
+        let sizes = serde_json::from_str(&b.sizes).ok()?;
+        finite.then_some(KnownOriginal { sizes, tau, max_abs, kernel_ms, valid: gate.0, tau64_ref: gate.1, tau64_orig: gate.2 })
+    }
 }
 
 /// The substrate part of a `column` request.
@@ -112,6 +143,8 @@ pub struct ColumnReport {
     pub tau64_orig: Option<f64>,
     /// A pipeline's step layout for the depth study (`kmut depth`), as the worker sent it.
     pub steps: Option<Value>,
+    /// The worker took the original's figures from the request's `known` instead of running it.
+    pub original_stored: bool,
 }
 
 /// One evaluation's result (its flags are the worker's independent observations, each stored).
@@ -176,6 +209,7 @@ impl Event {
                 tau64_ref: num("tau64_ref"),
                 tau64_orig: num("tau64_orig"),
                 steps: v.get("steps").cloned(),
+                original_stored: flag("original_stored"),
             }),
             "begin" => Event::Begin,
             "end" => Event::End,
@@ -255,10 +289,54 @@ mod tests {
         assert_eq!(Request::Quit.line(), r#"{"op":"quit"}"#);
         let symbols = BTreeMap::from([("k".to_owned(), "k".to_owned())]);
         let substrate = SubstrateRef { name: "s", path: "s.py", original_image: Path::new("o.cubin"), symbols: &symbols, original_variant: None };
-        let v: Value = serde_json::from_str(&Request::Column { substrate, suite: "T0_original", seed: 2, margin: None, steps: true }.line()).unwrap();
+        let v: Value =
+            serde_json::from_str(&Request::Column { substrate, suite: "T0_original", seed: 2, margin: None, steps: true, known: None }.line()).unwrap();
         assert_eq!(v["op"], "column");
         assert_eq!(v["substrate"]["original_image"], "o.cubin");
         assert_eq!((v["suite"].as_str(), v["seed"].as_u64()), (Some("T0_original"), Some(2)));
+    }
+
+    fn baseline() -> kmut_store::Baseline {
+        kmut_store::Baseline {
+            substrate: "s".into(),
+            target: "sm_90".into(),
+            suite: "W:dense:1:official".into(),
+            seed: 1,
+            backend: "cuda:H".into(),
+            sizes: r#"{"N": 8}"#.into(),
+            tau: Some(1e-7),
+            max_abs: Some(2e-7),
+            kernel_ms: Some(3.5),
+            prep_s: Some(1.0),
+            image: Some("orig".into()),
+            peak_bytes: None,
+            valid: Some(true),
+            tau64_ref: Some(1e-8),
+            tau64_orig: Some(2e-8),
+        }
+    }
+
+    #[test]
+    fn known_figures_come_only_from_a_baseline_that_holds_them_all() {
+        let k = KnownOriginal::from_baseline(&baseline(), true).unwrap();
+        assert_eq!((k.tau, k.kernel_ms, k.valid, k.sizes.clone()), (1e-7, 3.5, Some(true), serde_json::json!({"N": 8})));
+        let line = serde_json::to_value(&k).unwrap();
+        assert_eq!(line["tau64_orig"], 2e-8, "the worker echoes the validity gate's figures");
+        // Without the validity gate asked, its figures are not sent.
+        assert_eq!(KnownOriginal::from_baseline(&baseline(), false).unwrap().valid, None);
+        // A figure missing, or not finite (JSON would carry it as null), and nothing is known.
+        for broken in [
+            kmut_store::Baseline { kernel_ms: None, ..baseline() },
+            kmut_store::Baseline { tau: Some(f64::INFINITY), ..baseline() },
+            kmut_store::Baseline { sizes: "not json".into(), ..baseline() },
+        ] {
+            assert_eq!(KnownOriginal::from_baseline(&broken, false), None, "{broken:?}");
+        }
+        // The gate's verdict is needed only where the gate is asked.
+        let ungated = kmut_store::Baseline { valid: None, ..baseline() };
+        assert!(KnownOriginal::from_baseline(&ungated, false).is_some());
+        assert_eq!(KnownOriginal::from_baseline(&ungated, true), None);
+        assert_eq!(KnownOriginal::from_baseline(&kmut_store::Baseline { tau64_ref: Some(f64::NAN), ..baseline() }, true), None);
     }
 
     #[test]
@@ -290,5 +368,9 @@ mod tests {
             Event::Error { detail: "too large".into(), fatal: false, environment: true, retry_alone: false }
         );
         assert_eq!(Event::parse(r#"{"event":"ready","memory_total":5}"#), Event::Ready { backend: None, name: None, memory_total: Some(5) });
+        let Event::Column(c) = Event::parse(r#"{"event":"column","tau":0.0,"original_stored":true}"#) else { panic!("a column") };
+        assert!(c.original_stored);
+        let Event::Column(c) = Event::parse(r#"{"event":"column","tau":0.0}"#) else { panic!("a column") };
+        assert!(!c.original_stored, "a worker that says nothing ran the original");
     }
 }

@@ -127,6 +127,7 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         advance_waves: true,
         prefetch: true,
         heavy_first: true,
+        reuse_original: true,
     }
 }
 
@@ -1111,4 +1112,57 @@ fn a_worker_that_cannot_join_a_held_column_leaves_it_to_its_holder() {
         let preps = preparations(&sent, "L1p1_x");
         assert_eq!(preps, 2, "{suite}: the second worker tried to join, once ({preps} preparations)");
     }
+}
+
+/// The `known` figures of each column request in a scripted worker's `--log`.
+fn known_in_requests(log: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"op\":\"column\""))
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["known"].clone())
+        .collect()
+}
+
+#[test]
+fn a_column_measured_before_is_prepared_from_its_stored_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "L1p1_x", &["survive-a"])];
+    let first = run(&mut store, &plans, config(dir.path(), true, 1), 0);
+    assert_eq!((first.columns_prepared, first.original_reused), (3, 0), "nothing stored yet: the original runs on every column");
+    // A new mutant on the same columns of the same original image: the store's baselines stand in.
+    let plans = vec![setup(&mut store, "L1p1_x", &["survive-a", "survive-b"])];
+    let log = dir.path().join("sent.log");
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.worker_command.extend(["--log".into(), log.display().to_string()]);
+    let second = run(&mut store, &plans, cfg, 0);
+    assert_eq!(second.evaluations, 3);
+    assert_eq!((second.columns_prepared, second.original_reused), (3, 3));
+    let known = known_in_requests(&log);
+    assert_eq!(known.len(), 3);
+    for k in &known {
+        assert_eq!((k["tau"].as_f64(), k["kernel_ms"].as_f64(), &k["sizes"]), (Some(0.0), Some(1.0), &serde_json::json!({"n": 4})), "{k}");
+    }
+    // Another original image: its baselines are the old image's, and the original runs again.
+    let mut changed = setup(&mut store, "L1p1_x", &["survive-a", "survive-b", "survive-c"]);
+    changed.original_id = "orig-2".into();
+    let log = dir.path().join("sent-2.log");
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.worker_command.extend(["--log".into(), log.display().to_string()]);
+    let third = run(&mut store, &[changed], cfg, 0);
+    assert_eq!(third.original_reused, 0);
+    assert!(known_in_requests(&log).iter().all(serde_json::Value::is_null));
+    // Switched off (`--rerun-original`): no request carries figures, though the store has them
+    // for this image now (the third run's).
+    let mut plan = setup(&mut store, "L1p1_x", &["survive-a", "survive-b", "survive-c", "survive-d"]);
+    plan.original_id = "orig-2".into();
+    let plans = vec![plan];
+    let log = dir.path().join("sent-3.log");
+    let mut off = config(dir.path(), true, 1);
+    off.reuse_original = false;
+    off.worker_command.extend(["--log".into(), log.display().to_string()]);
+    let fourth = run(&mut store, &plans, off, 0);
+    assert_eq!((fourth.columns_prepared, fourth.original_reused), (3, 0));
+    assert!(known_in_requests(&log).iter().all(serde_json::Value::is_null));
 }

@@ -167,6 +167,8 @@ impl<'a> Prober<'a> {
             margin: Some(self.config.margin),
             // A probe needs the validity gate only, never the per-step rows.
             steps: false,
+            // A probe is the measurement: the original always runs.
+            known: None,
         };
         let answer = self.ask(&request, self.config.prep_timeout).map_err(|e| format!("{suite} seed {seed}: {e}"))?;
         let valid = answer.valid.ok_or_else(|| format!("{suite} seed {seed}: the worker did not run the validity gate"))?;

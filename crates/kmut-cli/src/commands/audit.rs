@@ -254,6 +254,7 @@ fn run_judge(
         advance_waves: true,
         prefetch: true,
         heavy_first: true,
+        reuse_original: !args.rerun_original,
     };
     let run_id = compiled.store.begin_run(&format!("audit {label}"), "", &compiled.target)?;
     let reporter = RunProgress::new();

@@ -24,6 +24,7 @@ use crate::{Environment, ExitStatus};
 const DEFAULT_SAMPLE: usize = 300;
 
 /// One configuration's settings.
+#[allow(clippy::struct_excessive_bools)] // each is one of the engine's levers, which a baseline turns off alone
 #[derive(Debug, Clone, Serialize)]
 struct Configuration {
     name: String,
@@ -37,6 +38,9 @@ struct Configuration {
     prefetch: bool,
     /// The engine's `heavy_first` (off: the heaviest protocol columns are taken in the usual order).
     heavy_first: bool,
+    /// The engine's `reuse_original` (off: the original runs on every column prepared). Each
+    /// configuration has a store target of its own, so only its own earlier preparations count.
+    reuse_original: bool,
 }
 
 /// What one configuration did with the sample. Every rate is over the engine's wall time
@@ -93,6 +97,9 @@ struct Figures {
     /// Columns prepared ahead of their first-kill wave, and those a mutant then ran on.
     prefetched: usize,
     prefetch_used: usize,
+    /// Columns prepared, and those prepared without running the original (`reuse_original`).
+    columns_prepared: usize,
+    original_reused: usize,
     crashes: usize,
     timeouts: usize,
     /// Substrates that failed or were set aside, and the machine's errors: a figure with any
@@ -122,6 +129,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             advance_waves: true,
             prefetch: true,
             heavy_first: true,
+            reuse_original: !run.rerun_original,
         };
         let baseline = match args.baseline.as_str() {
             // Only the given configuration: where both would not fit one sitting (a device call's
@@ -145,6 +153,9 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             "prefetch" => Some(Configuration { name: "no-prefetch".into(), prefetch: false, ..this.clone() }),
             // One lever alone: the heaviest protocol columns taken in the usual order.
             "heavy-first" => Some(Configuration { name: "no-heavy-first".into(), heavy_first: false, ..this.clone() }),
+            // One lever alone: the original run on every column prepared, also where this
+            // configuration's earlier preparation of the column measured it.
+            "rerun-original" => Some(Configuration { name: "rerun-original".into(), reuse_original: false, ..this.clone() }),
             // The defaults before the throughput work: two workers per GPU, float64 throughout,
             // every pipeline step launched.
             _ => Some(Configuration {
@@ -154,6 +165,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
                 advance_waves: false,
                 prefetch: false,
                 heavy_first: false,
+                reuse_original: false,
                 ..this.clone()
             }),
         };
@@ -310,6 +322,7 @@ fn measure(
     config.advance_waves = c.advance_waves;
     config.prefetch = c.prefetch;
     config.heavy_first = c.heavy_first;
+    config.reuse_original = c.reuse_original;
     let run_id = compiled.store.begin_run(&format!("bench run {}", c.name), "", &compiled.target)?;
     let reporter = RunProgress::new();
     let busy = (setting.backend == Backend::Gpu).then(|| BusySampler::start(setting.devices)).flatten();
@@ -373,6 +386,8 @@ fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_bus
         tails: s.tails,
         prefetched: s.prefetched,
         prefetch_used: s.prefetch_used,
+        columns_prepared: s.columns_prepared,
+        original_reused: s.original_reused,
         crashes: s.crashes,
         timeouts: s.timeouts,
         problems,
@@ -409,6 +424,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
                 format!("{} of {} ({} after the last changed step, in {} evaluations)", f.steps_replayed, f.pipeline_steps, f.tail_replayed, f.tails)
             },
             format!("{} ({} used)", f.prefetched, f.prefetch_used),
+            format!("{} of {} column preparations", f.original_reused, f.columns_prepared),
         ]
     };
     let names = [
@@ -430,6 +446,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
         "evaluation parts",
         "pipeline steps replayed",
         "columns prepared ahead",
+        "original's run skipped",
     ];
     let columns: Vec<Vec<String>> = figures.iter().map(rows_of).collect();
     let rows: Vec<Vec<String>> = names

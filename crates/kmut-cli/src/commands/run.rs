@@ -232,6 +232,7 @@ pub(crate) fn engine_config(args: &RunArgs, s: &Setting<'_>, worker_command: Vec
         advance_waves: true,
         prefetch: true,
         heavy_first: true,
+        reuse_original: !args.rerun_original,
     }
 }
 
@@ -413,6 +414,12 @@ pub(super) fn print_summary(s: &RunSummary) {
         eprintln!(
             "run: {} columns reject the original itself under the judged bound (false kills): no mutant was run on them, they decide nothing",
             s.false_kill_columns
+        );
+    }
+    if s.original_reused > 0 {
+        eprintln!(
+            "run: {} of {} column preparations took the original's figures from a stored baseline of the same image on this backend instead of running it (--rerun-original runs it)",
+            s.original_reused, s.columns_prepared
         );
     }
     if s.prefetched > 0 {

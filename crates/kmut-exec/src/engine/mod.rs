@@ -117,6 +117,11 @@ pub struct EngineConfig {
     /// level-1 columns two at a time at the end). Off, they are taken in the usual order
     /// (`kmut bench run --baseline heavy-first` measures the difference).
     pub heavy_first: bool,
+    /// A column whose original's figures a stored baseline of the same original image on the
+    /// same backend holds (an earlier run's, or this run's first preparation of it) is prepared
+    /// without running the original, unless its mutants need the original's outputs
+    /// (`Engine::known_original`; `kmut run --rerun-original` turns it off).
+    pub reuse_original: bool,
 }
 
 /// Progress as the engine sees it; the CLI draws it.
@@ -179,6 +184,10 @@ pub struct RunSummary {
     /// the ones a mutant was then evaluated on: the rest were prepared for nothing.
     pub prefetched: usize,
     pub prefetch_used: usize,
+    /// Columns prepared, and of those the ones whose original was not run again: its figures
+    /// came from a stored baseline (`EngineConfig::reuse_original`).
+    pub columns_prepared: usize,
+    pub original_reused: usize,
     pub backend: String,
     /// Where the worker slots' time went, summed over the slots (the run's elapsed time times
     /// the slots, up to the scheduler loop's own few milliseconds).
@@ -329,6 +338,9 @@ pub struct Engine<'a> {
     heavy: Vec<bool>,
     prep_failures: HashMap<UnitKey, usize>,
     original_ms: HashMap<UnitKey, f64>,
+    /// The last baseline of each column measured with the current original image: the store's
+    /// at the start, then this run's (`known_original`).
+    known_originals: HashMap<UnitKey, kmut_store::Baseline>,
     /// Seconds each column's preparation took (its worker's report), and per substrate the
     /// summed wall seconds and count of its completed evaluations: what `worth_joining` weighs.
     prep_s: HashMap<UnitKey, f64>,
@@ -408,6 +420,7 @@ impl<'a> Engine<'a> {
             heavy: vec![false; plans.len()],
             prep_failures: HashMap::new(),
             original_ms: HashMap::new(),
+            known_originals: HashMap::new(),
             prep_s: HashMap::new(),
             eval_wall: HashMap::new(),
             slots: Vec::new(),

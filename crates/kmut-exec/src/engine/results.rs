@@ -39,10 +39,13 @@ impl Engine<'_> {
             tau64_orig: v.tau64_orig,
         };
         self.store.put_baseline(&b, self.run)?;
+        self.summary.columns_prepared += 1;
+        self.summary.original_reused += usize::from(v.original_stored);
         if let Some(layout) = v.steps.as_ref().and_then(|s| crate::steps::layout(&b.substrate, &b.target, &b.suite, b.seed, s)) {
             self.store.put_step_layout(&layout, self.run)?;
         }
         let false_kill = plan.rejects_original(b.tau, b.max_abs);
+        self.known_originals.insert(unit, b.clone());
         if false_kill {
             self.summary.false_kill_columns += 1;
         }

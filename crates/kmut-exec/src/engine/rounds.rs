@@ -36,6 +36,9 @@ impl Engine<'_> {
                 if current && (refused || plan.rejects_original(b.tau, b.max_abs)) {
                     self.invalid.insert(UnitKey { sub, col });
                 }
+                if current {
+                    self.known_originals.insert(UnitKey { sub, col }, b);
+                }
             }
             let stored = self.store.evaluations(&plan.name, &self.config.target)?;
             let mut by_id: HashMap<&str, Vec<&Evaluation>> = HashMap::new();
