@@ -275,7 +275,11 @@ class Worker:
         if req.get("margin") is None:
             validity = {}
         elif stored:
-            validity = {k: known[k] for k in ("valid", "tau64_ref", "tau64_orig")}  # type: ignore[index]
+            # The stored verdict was taken at its run's margin: valid there (finite, the right
+            # shape) and both distances within this run's margin is valid here.
+            assert known is not None
+            within = known["tau64_ref"] <= req["margin"] and known["tau64_orig"] <= req["margin"]
+            validity = {"valid": bool(known["valid"] and within), "tau64_ref": known["tau64_ref"], "tau64_orig": known["tau64_orig"]}
         else:
             validity = self.known_validity(sub, name, seed, sizes, req["margin"])
         phases.mark("validity")

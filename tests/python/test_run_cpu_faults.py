@@ -7,6 +7,7 @@ mutant outputs also depends on the recycled memory it leaves unwritten.)"""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -159,3 +160,35 @@ def test_a_column_the_store_measured_is_prepared_without_the_original_and_decide
     evaluations, baselines = cells(first)
     assert len(evaluations) > 4
     assert (evaluations, baselines) == cells(again)
+
+
+def test_a_witness_search_over_measured_columns_keeps_their_validity_verdicts(kmut_cmd, tmp_path):
+    """The same on a witness search's generated columns, whose stored figures include the
+    validity gate's: the second search takes them on every column it prepares, and its baselines
+    (validity verdicts and distances to float64 included) and cells are a --rerun-original run's."""
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+
+    def witness(store, *rules, rerun=False):
+        cmd = [*kmut_cmd, "witness", DEMO, "--backend", "cpu", "--store", str(store), "--cache", str(tmp_path / "cache"), "--cpu-workers", "2",
+               *[a for r in rules for a in ("--rules", r)], *(["--rerun-original"] if rerun else [])]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, check=False)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stderr
+
+    first = tmp_path / "first.sqlite"
+    witness(first, "precision-*")
+    again = tmp_path / "again.sqlite"
+    again.write_bytes(first.read_bytes())
+    reused = witness(first, "precision-*", "semantic-*")
+    m = re.search(r"run: (\d+) of (\d+) column preparations took the original's figures", reused)
+    assert m and int(m[1]) == int(m[2]) > 0, reused[-2000:]
+    witness(again, "precision-*", "semantic-*", rerun=True)
+
+    def cells(store):
+        with sqlite3.connect(store) as db:
+            return (db.execute("SELECT suite, seed, tau, max_abs, valid, tau64_ref, tau64_orig FROM baselines ORDER BY 1, 2").fetchall(),
+                    db.execute("SELECT mutant, suite, seed, outcome, crash, tau FROM evaluations ORDER BY 1, 2, 3").fetchall())
+
+    baselines, evaluations = cells(first)
+    assert sum(b[4] is not None for b in baselines) > 10, "generated columns with the validity gate's verdict"
+    assert (baselines, evaluations) == cells(again)

@@ -13,7 +13,8 @@
 //! only picks that add two kills or more on the choosing half (one resting on a single mutant
 //! leaves its place to `pad`'s prior); R4 R0's choice padded by the prior pooled over every
 //! level, the crate's before 2026-12-06 (R0's prior is learned per level since, decided here:
-//! `docs/synth.md`).
+//! `docs/synth.md`); S0.5, S1.5 and S3 smoothed greedy, each pick's new kills plus alpha times its
+//! kind's prior weight over the problem's heaviest (`Rule::Smoothed`; 2026-12-07, not kept).
 //!
 //! ```sh
 //! cargo run --release -p kmut-synth --example nested -- STORE [--mirror]
@@ -53,6 +54,12 @@ enum Rule {
     R2,
     R3,
     R4,
+    /// Smoothed greedy: a candidate's new kills plus `alpha` x its kind's prior weight over the
+    /// heaviest kind's among the problem's candidates, so a kind that caught the protocol's
+    /// misses across the level can outrank a pick resting on one more choosing-half mutant
+    /// (`alpha` above 1) or only break ties (`alpha` 1 or less). Tried 2026-12-07 (fourteenth
+    /// session) against the outvoted misses.
+    Smoothed(u32),
 }
 
 /// Greedy maximum coverage on `mask` whose ties go to the smallest `rank(step, candidate)`.
@@ -72,6 +79,31 @@ fn greedy_ranked<K: Ord>(p: &Problem, mask: &Bits, max: usize, rank: impl Fn(usi
     picks
 }
 
+/// Greedy over new kills plus `alpha` x the kind's normalised prior weight (`Rule::Smoothed`);
+/// only candidates that add a kill are picked (`pad` fills the rest), ties to the earliest.
+fn smoothed(p: &Problem, mask: &Bits, prior: &Prior, max: usize, alpha: f64) -> Vec<usize> {
+    let heaviest = (0..p.candidates.len()).map(|c| prior.weight(p, c)).max().unwrap_or(0).max(1) as f64;
+    let mut covered = Bits::new(p.mutants.len());
+    let mut picks: Vec<usize> = Vec::new();
+    while picks.len() < max {
+        let mut best: Option<(f64, usize)> = None;
+        for c in (0..p.candidates.len()).filter(|c| !picks.contains(c)) {
+            let gain = p.kills[c].count_new(mask, &covered);
+            if gain == 0 {
+                continue;
+            }
+            let score = gain as f64 + alpha * prior.weight(p, c) as f64 / heaviest;
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, c));
+            }
+        }
+        let Some((_, c)) = best else { break };
+        covered.union_with(&p.kills[c]);
+        picks.push(c);
+    }
+    picks
+}
+
 /// The greedy order of `rule` on `mask` (up to `max` inputs).
 fn order(rule: Rule, p: &Problem, mask: &Bits, prior: &Prior, max: usize) -> Vec<usize> {
     match rule {
@@ -82,6 +114,7 @@ fn order(rule: Rule, p: &Problem, mask: &Bits, prior: &Prior, max: usize) -> Vec
         }
         // R4 differs from R0 only in its padding prior (`fold`).
         Rule::R0 | Rule::R4 => greedy(p, mask, &[], max),
+        Rule::Smoothed(alpha_tenths) => smoothed(p, mask, prior, max, f64::from(alpha_tenths) / 10.0),
         Rule::R3 => {
             // Greedy's first pick, then only picks that add two kills or more: a pick resting on
             // one mutant of the choosing half leaves its place to `pad`'s prior.
@@ -215,6 +248,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (Rule::R2, "R2 pad's order"),
         (Rule::R3, "R3 two kills or prior"),
         (Rule::R4, "R4 pooled prior"),
+        (Rule::Smoothed(5), "S0.5 smoothed"),
+        (Rule::Smoothed(15), "S1.5 smoothed"),
+        (Rule::Smoothed(30), "S3 smoothed"),
     ];
     let folds: &[bool] = if args.iter().any(|a| a == "--mirror") { &[false, true] } else { &[false] };
     for &mirror in folds {
