@@ -177,3 +177,23 @@ def test_bench_run_no_fused_or_twist_runs_the_workers_with_one_lever_off(tmp_pat
     base, this = json.loads(out.stdout)["configurations"]
     assert base["configuration"] == {**this["configuration"], "name": baseline, "worker_flags": [flag]}
     assert base["settled"] == this["settled"] == 2
+
+
+def test_bench_run_rerun_original_runs_the_original_on_every_column(tmp_path):
+    """`--baseline rerun-original`: the same configuration with the engine's `reuse_original`
+    off, so no column takes the original's figures from an earlier preparation; the table counts
+    the columns that did in the given configuration (in a fresh store, only a column prepared
+    again, as after a worker's replacement)."""
+    env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path))
+    args = ["bench", "run", str(ACCEPTED / "L1p19_relu.py"), "--backend", "cpu", "--sample", "2", "--seed", "1",
+            "--cpu-workers", "1", "--baseline", "rerun-original", "--json"]
+    out = subprocess.run([*kmut_command(), *args], capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    base, this = json.loads(out.stdout)["configurations"]
+    assert base["configuration"] == {**this["configuration"], "name": "rerun-original", "reuse_original": False}
+    assert this["configuration"]["reuse_original"] is True
+    assert base["original_reused"] == 0 and base["columns_prepared"] > 0
+    assert 0 <= this["original_reused"] <= this["columns_prepared"] and this["columns_prepared"] > 0
+    assert base["settled"] == this["settled"] == 2
+    table = subprocess.run([*kmut_command(), *args[:-1]], capture_output=True, text=True, timeout=900, env=env, check=False)
+    assert table.returncode == 0 and re.search(r"original's run skipped\s+0 of \d+ column preparations", table.stdout), table.stdout
