@@ -122,28 +122,34 @@ def test_a_kill_9_mid_hang_leaves_no_worker_and_the_resume_ends_as_an_uninterrup
     assert verdicts(after) == verdicts(cells(whole))
 
 
+def cpu_kmut(kmut_cmd, tmp_path, command, store, *rules, rerun=False):
+    """`kmut COMMAND` on the fault demo on the CPU backend into `store`, with the selected rules
+    (and `--rerun-original`); its stderr."""
+    cmd = [*kmut_cmd, command, DEMO, "--backend", "cpu", "--store", str(store), "--cache", str(tmp_path / "cache"), "--cpu-workers", "2",
+           *[a for r in rules for a in ("--rules", r)], *(["--rerun-original"] if rerun else [])]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=dict(os.environ, KMUT_NO_PROGRESS="1"), check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stderr
+
+
+def grown_twice(kmut_cmd, tmp_path, command, first_rules, more_rules):
+    """`command` with `first_rules` into a store, copied; then `more_rules` on the store (reusing
+    the stored figures of the original) and on the copy (`--rerun-original`). The two stores and
+    the reusing run's stderr."""
+    first, again = tmp_path / "first.sqlite", tmp_path / "again.sqlite"
+    cpu_kmut(kmut_cmd, tmp_path, command, first, *first_rules)
+    again.write_bytes(first.read_bytes())
+    reused = cpu_kmut(kmut_cmd, tmp_path, command, first, *more_rules)
+    assert "stored baseline" not in cpu_kmut(kmut_cmd, tmp_path, command, again, *more_rules, rerun=True)
+    return first, again, reused
+
+
 def test_a_column_the_store_measured_is_prepared_without_the_original_and_decides_the_same(kmut_cmd, tmp_path):
     """A second run on a store whose baselines hold the original's figures for the same image on
     this backend takes them instead of running the original (the workers log's `original_stored`
     phase); its mutants' verdicts are those of a run that ran the original again."""
-    env = dict(os.environ, KMUT_NO_PROGRESS="1")
-
-    def run(store, *rules, rerun=False):
-        cmd = [*kmut_cmd, "run", DEMO, "--backend", "cpu", "--store", str(store), "--cache", str(tmp_path / "cache"), "--cpu-workers", "2",
-               *[a for r in rules for a in ("--rules", r)], *(["--rerun-original"] if rerun else [])]
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, check=False)
-        assert out.returncode == 0, out.stderr[-3000:]
-        return out.stderr
-
-    first = tmp_path / "first.sqlite"
-    run(first, "arith-plus-to-minus")
-    again = tmp_path / "again.sqlite"
-    again.write_bytes(first.read_bytes())
-    more = ("arith-plus-to-minus", "precision-*", "semantic-*")
-    reused = run(first, *more)
+    first, again, reused = grown_twice(kmut_cmd, tmp_path, "run", ["arith-plus-to-minus"], ["arith-plus-to-minus", "precision-*", "semantic-*"])
     assert "took the original's figures from a stored baseline" in reused, reused[-2000:]
-    rerun = run(again, *more, rerun=True)
-    assert "stored baseline" not in rerun
 
     def phases(log):
         return [line for line in log.read_text().splitlines() if " prepared " in line]
@@ -166,23 +172,9 @@ def test_a_witness_search_over_measured_columns_keeps_their_validity_verdicts(km
     """The same on a witness search's generated columns, whose stored figures include the
     validity gate's: the second search takes them on every column it prepares, and its baselines
     (validity verdicts and distances to float64 included) and cells are a --rerun-original run's."""
-    env = dict(os.environ, KMUT_NO_PROGRESS="1")
-
-    def witness(store, *rules, rerun=False):
-        cmd = [*kmut_cmd, "witness", DEMO, "--backend", "cpu", "--store", str(store), "--cache", str(tmp_path / "cache"), "--cpu-workers", "2",
-               *[a for r in rules for a in ("--rules", r)], *(["--rerun-original"] if rerun else [])]
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, check=False)
-        assert out.returncode == 0, out.stderr[-3000:]
-        return out.stderr
-
-    first = tmp_path / "first.sqlite"
-    witness(first, "precision-*")
-    again = tmp_path / "again.sqlite"
-    again.write_bytes(first.read_bytes())
-    reused = witness(first, "precision-*", "semantic-*")
+    first, again, reused = grown_twice(kmut_cmd, tmp_path, "witness", ["precision-*"], ["precision-*", "semantic-*"])
     m = re.search(r"run: (\d+) of (\d+) column preparations took the original's figures", reused)
     assert m and int(m[1]) == int(m[2]) > 0, reused[-2000:]
-    witness(again, "precision-*", "semantic-*", rerun=True)
 
     def cells(store):
         with sqlite3.connect(store) as db:
