@@ -1139,6 +1139,8 @@ fn a_column_measured_before_is_prepared_from_its_stored_baseline() {
     let second = run(&mut store, &plans, cfg, 0);
     assert_eq!(second.evaluations, 3);
     assert_eq!((second.columns_prepared, second.original_reused), (3, 3));
+    let peaks: Vec<Option<u64>> = store.baselines("L1p1_x", TARGET).unwrap().iter().map(|b| b.peak_bytes).collect();
+    assert_eq!(peaks, [Some(1 << 30); 3], "a preparation without the original's run keeps the full one's peak");
     let known = known_in_requests(&log);
     assert_eq!(known.len(), 3);
     for k in &known {

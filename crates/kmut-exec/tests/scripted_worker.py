@@ -189,8 +189,10 @@ def main():
             known = req.get("known")
             stored = known is not None and known["sizes"] == {"n": 4}
             if stored:
-                # As a single-kernel substrate's worker does: the stored figures stand in for the run.
+                # As a single-kernel substrate's worker does: the stored figures stand in for the run,
+                # and without the original's run (nor the validity gate) the peak is lower.
                 off, ms = known["tau"], known["kernel_ms"]
+                peak, held = peak // 2, min(held, peak // 2)
                 if req.get("margin") is not None:
                     validity = {k: known[k] for k in ("valid", "tau64_ref", "tau64_orig")}
             emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, tau=off, max_abs=off, kernel_ms=ms, canary=False, prep_s=prep_s,

@@ -21,6 +21,11 @@ impl Engine<'_> {
         }
         let plan = &self.plans[unit.sub];
         let col = &plan.columns[unit.col];
+        // A preparation that took the original's figures from a baseline ran neither the original
+        // nor the validity gate, so its peak can be below the one a full preparation needs: the
+        // stored peak stays, so that a later run that measures afresh (`--rerun-original`) is
+        // budgeted for what it will do.
+        let earlier_peak = if v.original_stored { self.known_originals.get(&unit).and_then(|k| k.peak_bytes) } else { None };
         let b = Baseline {
             substrate: plan.name.clone(),
             target: self.config.target.clone(),
@@ -33,7 +38,7 @@ impl Engine<'_> {
             kernel_ms,
             prep_s: v.prep_s,
             image: Some(plan.original_id.clone()),
-            peak_bytes: v.peak_bytes,
+            peak_bytes: v.peak_bytes.max(earlier_peak),
             valid: v.valid,
             tau64_ref: v.tau64_ref,
             tau64_orig: v.tau64_orig,
