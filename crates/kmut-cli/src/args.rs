@@ -379,6 +379,7 @@ pub struct RunArgs {
     pub workers_per_gpu: Option<usize>,
     /// Started workers kept ready per GPU to replace one lost to a crash or hang at once
     /// (default one per four workers, at least one: faults end workers every few seconds).
+    /// The least kept: while workers are lost faster than spares start, up to half the workers.
     #[arg(long, value_name = "N")]
     pub spare_workers: Option<usize>,
     /// Watchdog: an evaluation may take this many times the original's kernel time ...
@@ -594,7 +595,8 @@ pub struct AuditArgs {
     /// among the GPUs, between 2 and 10 (each worker draws its columns' inputs on one core).
     #[arg(long, value_name = "N")]
     pub workers_per_gpu: Option<usize>,
-    /// Started workers kept ready per GPU (default one per four workers, at least one).
+    /// Started workers kept ready per GPU (default one per four workers, at least one; more, up
+    /// to half the workers, while workers are lost faster than spares start).
     #[arg(long, value_name = "N")]
     pub spare_workers: Option<usize>,
     /// Watchdog: an evaluation may take this many times the original's kernel time ...

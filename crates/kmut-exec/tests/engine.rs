@@ -1168,3 +1168,22 @@ fn a_column_measured_before_is_prepared_from_its_stored_baseline() {
     assert_eq!((fourth.columns_prepared, fourth.original_reused), (3, 0));
     assert!(known_in_requests(&log).iter().all(serde_json::Value::is_null));
 }
+
+#[test]
+fn lost_workers_are_replaced_by_spares_still_starting_and_the_pool_grows_with_the_loss_rate() {
+    // Every mutant kills its worker, and a worker takes 0.4 s to start: replacements come faster
+    // than one spare can start, so a slot adopts a spare that is still starting rather than
+    // starting its own, and the pool grows to half the workers.
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let ids: Vec<String> = (0..16).map(|i| format!("die-{i}")).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let plans = vec![setup(&mut store, "L1p1_x", &refs)];
+    let mut cfg = config(dir.path(), true, 4);
+    cfg.worker_command.extend(["--start-delay".into(), "0.4".into()]);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert_eq!(s.decided, 16, "{s:?}");
+    assert!(s.respawns >= 16, "{s:?}");
+    assert_eq!(s.spares_used, s.respawns, "a spare, ready or starting, served every replacement: {s:?}");
+    assert_eq!(s.spares_most, 2, "one configured spare, two at the loss rate (half of four workers): {s:?}");
+}

@@ -48,6 +48,8 @@ A column request with "known" (the engine's stored figures) is answered with tho
                  launch, until another worker holds a column (at most 20 s): its retry alone then
                  has another worker's memory to wait for
   --delay S      sleep S seconds per evaluation (tests interrupt a run midway)
+  --start-delay S  take S seconds to start (before `ready`), as importing torch and creating a
+                 CUDA context do
   --lose-device N  (with --state) device N is lost at its first evaluation, as a GPU falling off the bus
   --device, --scratch, --backend   accepted and ignored (the engine passes them)
 """
@@ -62,6 +64,7 @@ import time
 parser = argparse.ArgumentParser()
 parser.add_argument("--log")
 parser.add_argument("--delay", type=float, default=0.0)
+parser.add_argument("--start-delay", type=float, default=0.0, help="seconds before saying ready, as torch and CUDA take")
 parser.add_argument("--linger", type=float, default=0.0,
                     help="after stdin closes, stay alive this long (as a worker inside a hung kernel does)")
 parser.add_argument("--state", help="folder of markers shared by the workers of a run (what failed once)")
@@ -140,6 +143,7 @@ def main():
     if device_lost() and args.state and os.path.exists(os.path.join(args.state, "device-lost")):
         print("scripted: the device is lost (CUDA_ERROR_DEVICE_UNAVAILABLE)", file=sys.stderr)
         return 1
+    time.sleep(args.start_delay)
     emit("ready", pid=os.getpid(), device="cuda:0", name="Scripted GPU", memory_total=TOTAL)
     column = None
     for line in sys.stdin:

@@ -14,8 +14,9 @@ use crate::ExecError;
 impl Engine<'_> {
     pub(super) fn on_line(&mut self, i: usize, event: Event, at: Instant) -> Result<(), ExecError> {
         match (event, &self.slots[i].state) {
-            (Event::Ready { backend, name, memory_total }, SlotState::Starting { .. }) => {
+            (Event::Ready { backend, name, memory_total }, &SlotState::Starting { since }) => {
                 self.slots[i].failed_starts = 0;
+                self.started_in(since.elapsed().as_secs_f64());
                 if self.summary.backend.is_empty() {
                     self.summary.backend = backend.unwrap_or_else(|| format!("cuda:{}", name.as_deref().unwrap_or("?")));
                 }

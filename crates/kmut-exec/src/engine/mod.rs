@@ -62,6 +62,8 @@ pub struct EngineConfig {
     pub workers_per_device: usize,
     /// Started, idle workers kept ready on each device: a worker lost to a poisoned context or
     /// a hang is replaced at once instead of after a fresh interpreter, torch and CUDA start.
+    /// The least kept: while workers are lost faster than spares start, up to half the workers
+    /// more are kept (`Engine::spare_target`).
     pub spares_per_device: usize,
     /// Folder where workers share drawn inputs (removed by the caller).
     pub scratch: Option<PathBuf>,
@@ -153,8 +155,12 @@ pub struct RunSummary {
     pub timeouts: usize,
     pub canaries: usize,
     pub respawns: usize,
-    /// Of those, replaced at once by a ready spare.
+    /// Of those, replaced by a spare: a ready one at once, or one still starting, which is ready
+    /// sooner than a fresh start (`Engine::adopt_spare`).
     pub spares_used: usize,
+    /// The most spares one device held at once (ready or starting): the configured count, or
+    /// more while workers are lost faster than spares start (`Engine::spare_target`).
+    pub spares_most: usize,
     /// Images made round by round (`Engine::with_round_images`), and the time it took: inside
     /// the run's elapsed time and its budget.
     pub images_made: usize,
@@ -352,6 +358,11 @@ pub struct Engine<'a> {
     next_worker: u64,
     /// Spare starts that failed; past a few, no more spares are started.
     spare_failures: usize,
+    /// When each recent worker replacement happened, and on which device: the rate that sizes
+    /// the spare pool (`spare_target`).
+    replaced_at: VecDeque<(Instant, u32)>,
+    /// Seconds from a worker's start to its `ready`, summed, and how many starts: the mean start.
+    start_secs: (f64, u32),
     tx: Sender<Heard>,
     rx: Receiver<Heard>,
     batch: Vec<Evaluation>,
@@ -428,6 +439,8 @@ impl<'a> Engine<'a> {
             owners: HashMap::new(),
             next_worker: 0,
             spare_failures: 0,
+            replaced_at: VecDeque::new(),
+            start_secs: (0.0, 0),
             tx,
             rx,
             batch: Vec::new(),

@@ -61,7 +61,12 @@ pub(super) struct Spare {
     pub(super) device: u32,
     pub(super) process: WorkerProcess,
     pub(super) ready: bool,
+    /// When it was started (a slot that adopts it while it starts counts its start from here).
+    pub(super) since: Instant,
 }
+
+/// How far back the replacement rate that sizes the spare pool looks.
+const RATE_WINDOW: Duration = Duration::from_mins(1);
 
 /// Who a worker id belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,8 +126,47 @@ impl Engine<'_> {
             return Ok(());
         }
         let (worker, process) = self.start_process(device, Owner::Spare)?;
-        self.spares.push(Spare { worker, device, process, ready: false });
+        self.spares.push(Spare { worker, device, process, ready: false, since: Instant::now() });
+        let held = self.spares.iter().filter(|s| s.device == device).count();
+        self.summary.spares_most = self.summary.spares_most.max(held);
         Ok(())
+    }
+
+    /// How many spares `device` should hold, ready or starting: the configured count, or as many
+    /// as its workers are lost in one mean start time at the rate of the last minute (the fill of
+    /// 2026-12-07 lost 195 workers in 330 s with two spares, and its slots spent 24% of their time
+    /// starting), at most half its workers (each spare holds a context and a process's memory).
+    pub(super) fn spare_target(&self, device: u32) -> usize {
+        let base = self.config.spares_per_device;
+        let (sum, n) = self.start_secs;
+        if n == 0 || self.config.workers_per_device < 2 {
+            return base;
+        }
+        // Over the last minute, or the run so far when it is younger.
+        let span = RATE_WINDOW.min(self.started.elapsed()).max(Duration::from_secs(1));
+        let lost = self.replaced_at.iter().filter(|(at, d)| *d == device && at.elapsed() <= span).count();
+        let rate = lost as f64 / span.as_secs_f64();
+        let want = (rate * sum / f64::from(n)).ceil() as usize;
+        want.clamp(base, base.max(self.config.workers_per_device / 2))
+    }
+
+    /// Start spares on `device` until it holds `spare_target` of them (fewer once spare starts
+    /// keep failing: `spawn_spare` then starts none).
+    pub(super) fn top_up_spares(&mut self, device: u32) -> Result<(), ExecError> {
+        while self.spares.iter().filter(|s| s.device == device).count() < self.spare_target(device) {
+            let before = self.spares.len();
+            self.spawn_spare(device)?;
+            if self.spares.len() == before {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// A worker's start took `secs` (from its spawn to `ready`): part of the mean start.
+    pub(super) fn started_in(&mut self, secs: f64) {
+        self.start_secs.0 += secs;
+        self.start_secs.1 += 1;
     }
 
     /// Put a ready spare of slot `i`'s device into the slot, and start another spare.
@@ -138,7 +182,26 @@ impl Engine<'_> {
         slot.prepared = None;
         slot.held = 0;
         slot.state = SlotState::Idle;
-        self.spawn_spare(device)?;
+        self.top_up_spares(device)?;
+        Ok(true)
+    }
+
+    /// With no spare of slot `i`'s device ready, put one that is still starting into the slot:
+    /// it has been starting for a while, so it is ready sooner than a process started now (the
+    /// slot counts its start from the spare's). Then top the spares up.
+    pub(super) fn adopt_spare(&mut self, i: usize) -> Result<bool, ExecError> {
+        let device = self.slots[i].device;
+        let Some(at) = self.spares.iter().position(|s| s.device == device).filter(|&at| !self.spares[at].ready) else { return Ok(false) };
+        let spare = self.spares.swap_remove(at);
+        self.owners.insert(spare.worker, Owner::Slot(i));
+        self.summary.spares_used += 1;
+        let slot = &mut self.slots[i];
+        slot.worker = spare.worker;
+        slot.process = Some(spare.process);
+        slot.prepared = None;
+        slot.held = 0;
+        slot.state = SlotState::Starting { since: spare.since };
+        self.top_up_spares(device)?;
         Ok(true)
     }
 
@@ -153,6 +216,11 @@ impl Engine<'_> {
         self.slots[i].prepared = None;
         self.slots[i].held = 0;
         self.summary.respawns += 1;
+        let device = self.slots[i].device;
+        self.replaced_at.push_back((Instant::now(), device));
+        while self.replaced_at.front().is_some_and(|(at, _)| at.elapsed() > RATE_WINDOW) {
+            self.replaced_at.pop_front();
+        }
         if self.slots[i].failed_starts >= 3 {
             self.reporter.note(&format!("worker {i} failed to start 3 times ({why}); retiring it"));
             // A retired slot never runs the retry it waited for: the device is not kept from
@@ -163,7 +231,7 @@ impl Engine<'_> {
             }
             return Ok(());
         }
-        if self.take_spare(i)? {
+        if self.take_spare(i)? || self.adopt_spare(i)? {
             return Ok(());
         }
         self.spawn(i)
@@ -527,6 +595,8 @@ impl Engine<'_> {
         match said {
             Said::Line(Event::Ready { .. }) => {
                 self.spares[at].ready = true;
+                let secs = self.spares[at].since.elapsed().as_secs_f64();
+                self.started_in(secs);
                 return Ok(());
             }
             Said::Line(Event::Error { .. }) | Said::Gone => {}
