@@ -15,7 +15,7 @@ pub mod protocol;
 mod steps;
 pub mod worker;
 
-pub use engine::{Engine, EngineConfig, IdleTime, Reporter, RunSummary, SlotTime};
+pub use engine::{Engine, EngineConfig, IdleTime, Reporter, RunSummary, SlotTime, SPARE_HOST_RESERVE};
 pub use images::RoundImages;
 pub use phases::{EvalParts, PrepPhases};
 pub use plan::{search_from, stratified_order, Candidate, SubstratePlan};

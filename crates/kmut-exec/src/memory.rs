@@ -16,6 +16,20 @@ pub const USABLE_FRACTION: f64 = 0.85;
 /// buffers, but the allocator may round differently.
 pub const MARGIN: f64 = 1.15;
 
+/// The host's available memory in bytes (`MemAvailable` of `/proc/meminfo`), or `None` where it
+/// cannot be read (not Linux).
+#[must_use]
+pub fn host_available() -> Option<u64> {
+    mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// What one column needs, as far as the ledger knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {
@@ -128,6 +142,14 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_host_s_available_memory_is_read_from_meminfo() {
+        let text = "MemTotal:       131072000 kB\nMemFree:         1000 kB\nMemAvailable:   65536000 kB\n";
+        assert_eq!(mem_available(text), Some(65_536_000 * 1024));
+        assert_eq!(mem_available("MemTotal: 5 kB\n"), None, "an old kernel without the field");
+        assert!(host_available().is_some_and(|b| b > 0), "this Linux machine has some");
+    }
 
     const GIB: u64 = 1 << 30;
 

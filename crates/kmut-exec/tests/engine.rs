@@ -109,6 +109,8 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         devices: vec![0],
         workers_per_device: workers,
         spares_per_device: 1,
+        // The pool's growth is tested here, whatever the machine's free memory.
+        spare_host_reserve: 0,
         scratch: None,
         log: dir.join("workers.log"),
         first_kill,

@@ -230,6 +230,7 @@ fn run_judge(
         devices: setup.devices.clone(),
         workers_per_device: setup.workers,
         spares_per_device: args.spare_workers.unwrap_or_else(|| crate::commands::run::default_spares(setup.workers)),
+        spare_host_reserve: kmut_exec::SPARE_HOST_RESERVE,
         scratch: Some(setup.scratch.clone()),
         log: PathBuf::from(format!("{}.workers.log", compiled.store.path().display())),
         first_kill: true,

@@ -210,6 +210,7 @@ pub(crate) fn engine_config(args: &RunArgs, s: &Setting<'_>, worker_command: Vec
         devices: s.devices.to_vec(),
         workers_per_device: s.workers,
         spares_per_device: args.spare_workers.unwrap_or_else(|| default_spares(s.workers)),
+        spare_host_reserve: kmut_exec::SPARE_HOST_RESERVE,
         scratch: Some(scratch),
         log,
         first_kill: !args.full_matrix,

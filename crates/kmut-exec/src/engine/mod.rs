@@ -65,6 +65,11 @@ pub struct EngineConfig {
     /// The least kept: while workers are lost faster than spares start, up to half the workers
     /// more are kept (`Engine::spare_target`).
     pub spares_per_device: usize,
+    /// Host memory (bytes) below which the spare pool does not grow past `spares_per_device`:
+    /// each spare is a process with torch and a CUDA context (1-2 GiB of host memory), beside
+    /// the workers' draws and the scratch folder in `/dev/shm` (the 2026-12-07 fill peaked at
+    /// 110 of the host's 128 GiB). `SPARE_HOST_RESERVE` by default.
+    pub spare_host_reserve: u64,
     /// Folder where workers share drawn inputs (removed by the caller).
     pub scratch: Option<PathBuf>,
     /// Workers' stderr is appended here.
@@ -125,6 +130,9 @@ pub struct EngineConfig {
     /// (`Engine::known_original`; `kmut run --rerun-original` turns it off).
     pub reuse_original: bool,
 }
+
+/// The default `EngineConfig::spare_host_reserve`: 16 GiB.
+pub const SPARE_HOST_RESERVE: u64 = 16 << 30;
 
 /// Progress as the engine sees it; the CLI draws it.
 #[derive(Debug, Clone, Default)]

@@ -135,7 +135,9 @@ impl Engine<'_> {
     /// How many spares `device` should hold, ready or starting: the configured count, or as many
     /// as its workers are lost in one mean start time at the rate of the last minute (the fill of
     /// 2026-12-07 lost 195 workers in 330 s with two spares, and its slots spent 24% of their time
-    /// starting), at most half its workers (each spare holds a context and a process's memory).
+    /// starting), at most half its workers (each spare holds a context and a process's memory),
+    /// and no more than the configured count while the host has less than
+    /// `EngineConfig::spare_host_reserve` available.
     pub(super) fn spare_target(&self, device: u32) -> usize {
         let base = self.config.spares_per_device;
         let (sum, n) = self.start_secs;
@@ -147,6 +149,9 @@ impl Engine<'_> {
         let lost = self.replaced_at.iter().filter(|(at, d)| *d == device && at.elapsed() <= span).count();
         let rate = lost as f64 / span.as_secs_f64();
         let want = (rate * sum / f64::from(n)).ceil() as usize;
+        if want > base && crate::memory::host_available().is_some_and(|b| b < self.config.spare_host_reserve) {
+            return base;
+        }
         want.clamp(base, base.max(self.config.workers_per_device / 2))
     }
 
