@@ -196,7 +196,11 @@ impl Engine<'_> {
     /// slot counts its start from the spare's). Then top the spares up.
     pub(super) fn adopt_spare(&mut self, i: usize) -> Result<bool, ExecError> {
         let device = self.slots[i].device;
-        let Some(at) = self.spares.iter().position(|s| s.device == device).filter(|&at| !self.spares[at].ready) else { return Ok(false) };
+        // The one starting longest: the nearest to ready.
+        let Some(at) = (0..self.spares.len()).filter(|&at| self.spares[at].device == device && !self.spares[at].ready).min_by_key(|&at| self.spares[at].since)
+        else {
+            return Ok(false);
+        };
         let spare = self.spares.swap_remove(at);
         self.owners.insert(spare.worker, Owner::Slot(i));
         self.summary.spares_used += 1;
