@@ -100,6 +100,9 @@ if [ "${WIT_LIMIT:-0}" != 0 ]; then
   stamp "witness end $?"; kill "$smi" 2>/dev/null
   grep -v "^  \[worker" "$L/witness.err" | grep -v "^run: removed" | grep -v "pipeline steps" | tail -n 6
   grep -h "pipeline steps" "$L/witness.err"  # once: the tails above leave it out
+  # The slot-time line (2026-12-07: the run's error lines pushed it out of the tail; the spare
+  # pool's effect is its `starting` share) and the replacements.
+  grep -h -E "^run: (worker time|[0-9]+ evaluations now)" "$L/witness.err"
   python3 - "$L/smi-witness.csv" <<'PY'
 import sys
 rows = [line.split(",") for line in open(sys.argv[1]) if line.strip()]
@@ -152,6 +155,7 @@ if [ "${FILL_LIMIT:-0}" != 0 ]; then
     > "$L/fill.txt" 2> "$L/fill.err"
   stamp "matrix fill end $?"; grep -v "^  \[worker" "$L/fill.err" | grep -v "^run: removed" | grep -v "pipeline steps" | tail -n 6
   grep -h "pipeline steps" "$L/fill.err"  # once: the tails above leave it out
+  grep -h -E "^run: (worker time|[0-9]+ evaluations now)" "$L/fill.err"
   prep_phases "$wit.workers.log" "$before"
   python3 -m kmut synth --store "$wit" > "$L/synth.txt" 2> "$L/synth.err"; sed -n 1,11p "$L/synth.txt"; grep "can still add" "$L/synth.err"
 fi

@@ -11,6 +11,9 @@
 #           (issue 15) in the time left.
 #   PART=b  (second call, warm): on an H200 the compile benchmark first (issue 21's goal 1, on the
 #           host's 16 cores), then the level-1 witness growth for the rest of the call.
+# GROWTH picks the levels the growth searches: L1 (default; the fourteenth session ran it: level 1
+# went from 6.3 to 15.4 witnessed mutants per problem) or L23 (levels 2 and 3, WIT_SAMPLE default
+# 4500: the 3,000 of the 2026-12-06 growth, extended).
 # Every part ends with the working store's export (scripts/device/common.sh), and the demo's
 # output stays whole under $OUT/demo (2026-12-07: a `| tail` lost its comparison line).
 set -uo pipefail
@@ -23,8 +26,14 @@ h200=0; case "$card" in *H200*) h200=1 ;; esac
 # Issue 15's growth: level 1 holds the fewest witnessed mutants per problem (6.3), and the
 # stratified order restricted to it extends the 1,500 already searched (docs/synth.md).
 growth() {
-  WIT_LIMIT=$1 WIT_BUDGET="$(( $1 - 80 ))s" WIT_WORKERS=10 WIT_SAMPLE=${WIT_SAMPLE:-1500} \
-    WIT_SUBSTRATES="$(echo substrates/accepted/L1p*.py)" FUSED_TEST=0 TRANSFORM_TEST=0 DRAW_BENCH=0 LIMIT_TEST=0 \
+  local subs sample
+  if [ "${GROWTH:-L1}" = L23 ]; then
+    subs="$(echo substrates/accepted/L2p*.py substrates/accepted/L3p*.py)"; sample=${WIT_SAMPLE:-4500}
+  else
+    subs="$(echo substrates/accepted/L1p*.py)"; sample=${WIT_SAMPLE:-1500}
+  fi
+  WIT_LIMIT=$1 WIT_BUDGET="$(( $1 - 80 ))s" WIT_WORKERS=10 WIT_SAMPLE=$sample \
+    WIT_SUBSTRATES="$subs" FUSED_TEST=0 TRANSFORM_TEST=0 DRAW_BENCH=0 LIMIT_TEST=0 \
     CALL_LIMIT=$(( $1 + 45 )) bash scripts/device/2026-12-03-campaign.sh
 }
 demo() {
