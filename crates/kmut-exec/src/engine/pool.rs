@@ -174,20 +174,11 @@ impl Engine<'_> {
         self.start_secs.1 += 1;
     }
 
-    /// Put a ready spare of slot `i`'s device into the slot, and start another spare.
+    /// Put a ready spare of slot `i`'s device into the slot, and top the spares up.
     pub(super) fn take_spare(&mut self, i: usize) -> Result<bool, ExecError> {
         let device = self.slots[i].device;
         let Some(at) = self.spares.iter().position(|s| s.ready && s.device == device) else { return Ok(false) };
-        let spare = self.spares.swap_remove(at);
-        self.owners.insert(spare.worker, Owner::Slot(i));
-        self.summary.spares_used += 1;
-        let slot = &mut self.slots[i];
-        slot.worker = spare.worker;
-        slot.process = Some(spare.process);
-        slot.prepared = None;
-        slot.held = 0;
-        slot.state = SlotState::Idle;
-        self.top_up_spares(device)?;
+        self.seat_spare(i, at, SlotState::Idle)?;
         Ok(true)
     }
 
@@ -201,6 +192,13 @@ impl Engine<'_> {
         else {
             return Ok(false);
         };
+        let since = self.spares[at].since;
+        self.seat_spare(i, at, SlotState::Starting { since })?;
+        Ok(true)
+    }
+
+    /// Spare `at` becomes slot `i`'s worker, in `state`; the device's spares are topped up.
+    fn seat_spare(&mut self, i: usize, at: usize, state: SlotState) -> Result<(), ExecError> {
         let spare = self.spares.swap_remove(at);
         self.owners.insert(spare.worker, Owner::Slot(i));
         self.summary.spares_used += 1;
@@ -209,9 +207,8 @@ impl Engine<'_> {
         slot.process = Some(spare.process);
         slot.prepared = None;
         slot.held = 0;
-        slot.state = SlotState::Starting { since: spare.since };
-        self.top_up_spares(device)?;
-        Ok(true)
+        slot.state = state;
+        self.top_up_spares(spare.device)
     }
 
     /// Kill slot `i`'s worker and put a spare or a fresh one in its place (or retire the slot
