@@ -45,6 +45,9 @@ def test_hang_out_of_bounds_read_and_write_on_the_cpu_backend(kmut_cmd, tmp_path
     assert all(r[4].startswith("cpu:") for rs in by_rule.values() for r in rs)
     assert evaluated == live
     assert "workers replaced" in out.stderr
+    # Each replacement took a spare (one is kept however few the workers), ready or still starting.
+    m = re.search(r"run: (\d+) of the (\d+) workers replaced took a spare \(ready, or still starting\); the spare pool held up to (\d+)", out.stderr)
+    assert m and int(m[1]) <= int(m[2]) and int(m[3]) >= 1, out.stderr[-2000:]
 
 
 def test_a_substrate_too_slow_for_the_cpu_is_set_aside_then_remembered(kmut_cmd, tmp_path):

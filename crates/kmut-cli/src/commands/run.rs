@@ -378,6 +378,12 @@ pub(super) fn print_summary(s: &RunSummary) {
         s.total,
         if s.backend.is_empty() { "no backend" } else { &s.backend }
     );
+    if s.respawns > 0 {
+        eprintln!(
+            "run: {} of the {} workers replaced took a spare (ready, or still starting); the spare pool held up to {} per device",
+            s.spares_used, s.respawns, s.spares_most
+        );
+    }
     if s.pipeline_steps > 0 {
         eprintln!(
             "run: {} of {} pipeline steps ({:.0}%) replayed from the original's outputs instead of launched: the steps before each mutant's first changed one, \
