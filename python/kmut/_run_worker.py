@@ -16,8 +16,8 @@ Requests:
       With "known": {sizes, tau, max_abs, kernel_ms, valid, tau64_ref, tau64_orig} (a stored
       baseline of the same original image on this backend), the original is not launched where
       nothing on the column reads its outputs (a single kernel, or a pipeline without kept steps):
-      the column event then carries those figures and "original_stored": true.
-      KMUT_ORIGINAL=run ignores "known".
+      the column event then carries those figures and "original_stored": true. (The engine
+      decides whether to send it: `kmut run --rerun-original` never does.)
   {"op": "eval", "eval": N, "mutant": ID, "image": PATH|null, "scope": [...], "transform": {...}|null,
    "variant": NAME|null, "orders": [...]}
       (`variant` and `orders` on the CPU backend only: the mutant's variant in the `image`
@@ -254,8 +254,8 @@ class Worker:
         self.phases = phases
         before_run = self.memory_window()
         known = req.get("known")
-        if known is not None and (os.environ.get("KMUT_ORIGINAL") == "run" or known.get("sizes") != sizes):
-            known = None  # switched off, or the substrate's sizes changed since it was measured
+        if known is not None and known.get("sizes") != sizes:
+            known = None  # the substrate's sizes changed since it was measured
         try:
             original = self.run_original(known)
             # The checksum every evaluation ends with, inside the window: its temporaries (with

@@ -158,7 +158,8 @@ impl Engine<'_> {
     /// Start spares on `device` until it holds `spare_target` of them (fewer once spare starts
     /// keep failing: `spawn_spare` then starts none).
     pub(super) fn top_up_spares(&mut self, device: u32) -> Result<(), ExecError> {
-        while self.spares.iter().filter(|s| s.device == device).count() < self.spare_target(device) {
+        let target = self.spare_target(device); // once: it may read the host's memory
+        while self.spares.iter().filter(|s| s.device == device).count() < target {
             let before = self.spares.len();
             self.spawn_spare(device)?;
             if self.spares.len() == before {
