@@ -14,7 +14,10 @@
 //! `dev-optimal best`, the most scored-half kills among the sets that kill as many choosing-half
 //! mutants as the best set does (what the best tie rule could reach; a rule choosing on the dev
 //! half alone cannot do better without giving up dev kills), and `oracle`, the most scored-half
-//! kills of any set (chosen on the scored half itself: not an estimate, a ceiling).
+//! kills of any set (chosen on the scored half itself: not an estimate, a ceiling). Beside them,
+//! `dev-optimal mean`, the scored-half kills averaged over those dev-optimal sets (what a tie rule
+//! blind to the scored half should expect), and `short on dev`, the problems (one per fold)
+//! where the chosen set kills fewer choosing-half mutants than the best set of b.
 //!
 //! ```sh
 //! cargo run --release -p kmut-synth --example misses -- STORE [--splits N] [--budget B]   # B: 1 to 3
@@ -55,6 +58,13 @@ struct Tally {
     dev_blind: usize,
     outvoted: usize,
     dev_optimal_best: usize,
+    /// Scored-half kills averaged over the dev-optimal sets (summed over problems): what a tie
+    /// rule that picks among them blindly would expect.
+    dev_optimal_mean: f64,
+    /// Problems (folds counted apart) whose chosen set kills fewer choosing-half mutants than the
+    /// best set of b, and all problems.
+    short_on_dev: usize,
+    problems: usize,
     oracle: usize,
 }
 
@@ -94,11 +104,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
                 let sets = subsets(p.candidates.len(), budget);
                 let best_dev = sets.iter().map(|s| kills(p, s, &on)).max().unwrap_or(0);
-                let dev_optimal_best = sets.iter().filter(|s| kills(p, s, &on) == best_dev).map(|s| kills(p, s, &scored)).max().unwrap_or(0);
+                let tied: Vec<usize> = sets.iter().filter(|s| kills(p, s, &on) == best_dev).map(|s| kills(p, s, &scored)).collect();
+                let dev_optimal_best = tied.iter().copied().max().unwrap_or(0);
+                let dev_optimal_mean = tied.iter().sum::<usize>() as f64 / tied.len().max(1) as f64;
+                let short = kills(p, &picks, &on) < best_dev;
                 let oracle = sets.iter().map(|s| kills(p, s, &scored)).max().unwrap_or(0);
                 for t in [0, usize::from(p.level.clamp(1, 3))] {
                     let t = &mut by_level[t];
                     t.dev_optimal_best += dev_optimal_best;
+                    t.dev_optimal_mean += dev_optimal_mean;
+                    t.short_on_dev += usize::from(short);
+                    t.problems += 1;
                     t.oracle += oracle;
                 }
                 for m in scored.ones() {
@@ -126,20 +142,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "{:>8} {:>7} {:>16} {:>14} {:>14} {:>14} {:>18} {:>16}",
-        "", "scored", "chosen kill", "unrun", "dev-blind", "outvoted", "dev-optimal best", "oracle"
+        "{:>8} {:>7} {:>16} {:>14} {:>14} {:>14} {:>18} {:>18} {:>16} {:>14}",
+        "", "scored", "chosen kill", "unrun", "dev-blind", "outvoted", "dev-optimal best", "dev-optimal mean", "oracle", "short on dev"
     );
     for (level, t) in by_level.iter().enumerate() {
         let name = if level == 0 { "all".to_string() } else { format!("level {level}") };
         println!(
-            "{name:>8} {:>7} {:>16} {:>14} {:>14} {:>14} {:>18} {:>16}",
+            "{name:>8} {:>7} {:>16} {:>14} {:>14} {:>14} {:>18} {:>18} {:>16} {:>14}",
             t.scored,
             pct(t.killed, t.scored),
             pct(t.unrun, t.scored),
             pct(t.dev_blind, t.scored),
             pct(t.outvoted, t.scored),
             pct(t.dev_optimal_best, t.scored),
-            pct(t.oracle, t.scored)
+            format!("{:.1}%", 100.0 * t.dev_optimal_mean / t.scored.max(1) as f64),
+            pct(t.oracle, t.scored),
+            format!("{} of {}", t.short_on_dev, t.problems)
         );
     }
     Ok(())

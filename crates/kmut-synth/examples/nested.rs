@@ -14,7 +14,9 @@
 //! leaves its place to `pad`'s prior); R4 R0's choice padded by the prior pooled over every
 //! level, the crate's before 2026-12-06 (R0's prior is learned per level since, decided here:
 //! `docs/synth.md`); S0.5, S1.5 and S3 smoothed greedy, each pick's new kills plus alpha times its
-//! kind's prior weight over the problem's heaviest (`Rule::Smoothed`; 2026-12-07, not kept).
+//! kind's prior weight over the problem's heaviest (`Rule::Smoothed`; 2026-12-07, not kept); N, N5
+//! and A5 near-miss greedy, which reads how close each surviving cell's tau came to the tolerance
+//! from the store (`Near`; 2026-12-07, fifteenth session, not kept).
 //!
 //! ```sh
 //! cargo run --release -p kmut-synth --example nested -- STORE [--mirror]
@@ -60,6 +62,77 @@ enum Rule {
     /// (`alpha` above 1) or only break ties (`alpha` 1 or less). Tried 2026-12-07 (fourteenth
     /// session) against the outvoted misses.
     Smoothed(u32),
+    /// Near misses break ties: among candidates with the most new kills, the one whose cells
+    /// on the choosing half's uncovered mutants come closest to the tolerance (`Near::credit`).
+    NearTie,
+    /// Near misses weigh in: new kills plus `alpha` (tenths) x the mean closeness over the
+    /// uncovered choosing-half mutants it does not kill, so an input that almost kills the rest
+    /// can outrank one resting on one more kill (alpha above 1).
+    Near(u32),
+    /// `Near` from the second pick on; the first is greedy's (earliest among ties).
+    NearAfter(u32),
+}
+
+/// How close each surviving cell came to the tolerance, read from the store's taus
+/// (2026-12-07, fifteenth session): `1 + log10(tau / tol) / 3` clamped to [0, 1], so a tau a
+/// thousandth of the tolerance or less scores 0 and one at the tolerance 1; kills and missing
+/// cells score 0.
+struct Near {
+    tau: std::collections::HashMap<(String, String, i64), f64>,
+    tol: f64,
+}
+
+impl Near {
+    fn load(path: &str, tol: f64) -> Result<Near, Box<dyn std::error::Error>> {
+        let db = rusqlite::Connection::open(path)?;
+        let mut q = db.prepare("SELECT mutant, suite, seed, tau FROM evaluations WHERE outcome = 'completed' AND shape_ok = 1 AND tau IS NOT NULL")?;
+        let tau =
+            q.query_map([], |r| Ok(((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?), r.get::<_, f64>(3)?)))?.collect::<Result<_, _>>()?;
+        Ok(Near { tau, tol })
+    }
+
+    fn closeness(&self, p: &Problem, c: usize, m: usize) -> f64 {
+        let col = &p.candidates[c].column;
+        let key = (p.mutants[m].clone(), col.suite.clone(), i64::try_from(col.seed).unwrap_or(i64::MAX));
+        match self.tau.get(&key) {
+            Some(&t) if t <= self.tol && t > 0.0 => (1.0 + (t / self.tol).log10() / 3.0).clamp(0.0, 1.0),
+            _ => 0.0,
+        }
+    }
+
+    /// Mean closeness of `c`'s cells over the mutants of `mask` neither covered nor killed by it.
+    fn credit(&self, p: &Problem, c: usize, mask: &Bits, covered: &Bits) -> f64 {
+        let rest: Vec<usize> = mask.ones().filter(|&m| !covered.get(m) && !p.kills[c].get(m)).collect();
+        rest.iter().map(|&m| self.closeness(p, c, m)).sum::<f64>() / rest.len().max(1) as f64
+    }
+}
+
+/// Greedy over new kills plus `alpha` x `Near::credit`; only candidates that add a kill are
+/// picked (`pad` fills the rest); ties (same score) to the earliest.
+fn near(p: &Problem, mask: &Bits, n: &Near, max: usize, alpha: f64, from: usize) -> Vec<usize> {
+    let mut covered = Bits::new(p.mutants.len());
+    let mut picks: Vec<usize> = Vec::new();
+    for c in greedy(p, mask, &[], from.min(max)) {
+        covered.union_with(&p.kills[c]);
+        picks.push(c);
+    }
+    while picks.len() < max {
+        let mut best: Option<(f64, usize)> = None;
+        for c in (0..p.candidates.len()).filter(|c| !picks.contains(c)) {
+            let gain = p.kills[c].count_new(mask, &covered);
+            if gain == 0 {
+                continue;
+            }
+            let score = gain as f64 + alpha * n.credit(p, c, mask, &covered);
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, c));
+            }
+        }
+        let Some((_, c)) = best else { break };
+        covered.union_with(&p.kills[c]);
+        picks.push(c);
+    }
+    picks
 }
 
 /// Greedy maximum coverage on `mask` whose ties go to the smallest `rank(step, candidate)`.
@@ -105,8 +178,12 @@ fn smoothed(p: &Problem, mask: &Bits, prior: &Prior, max: usize, alpha: f64) -> 
 }
 
 /// The greedy order of `rule` on `mask` (up to `max` inputs).
-fn order(rule: Rule, p: &Problem, mask: &Bits, prior: &Prior, max: usize) -> Vec<usize> {
+fn order(rule: Rule, p: &Problem, mask: &Bits, prior: &Prior, n: &Near, max: usize) -> Vec<usize> {
     match rule {
+        // Credit is below 1, so alpha 0.99 only reorders candidates of equal new kills.
+        Rule::NearTie => near(p, mask, n, max, 0.99, 0),
+        Rule::Near(alpha_tenths) => near(p, mask, n, max, f64::from(alpha_tenths) / 10.0, 0),
+        Rule::NearAfter(alpha_tenths) => near(p, mask, n, max, f64::from(alpha_tenths) / 10.0, 1),
         Rule::R1 => greedy_ranked(p, mask, max, |step, c| (Reverse(if step == 0 { 0 } else { prior.weight(p, c) }), c)),
         Rule::R2 => {
             let pad_order = pad(p, mask, &[], &[], p.candidates.len(), prior);
@@ -154,7 +231,7 @@ struct Point {
 }
 
 /// Per rule, per budget.
-fn fold(problems: &[Problem], rules: &[Rule]) -> Vec<Vec<Point>> {
+fn fold(problems: &[Problem], rules: &[Rule], n: &Near) -> Vec<Vec<Point>> {
     let prior = Prior::learn(problems, Some(Half::Dev));
     // R4's prior pools every level, as the crate's did before 2026-12-06: the problems are seen
     // at one level (0) for it, so its weights sum over all of them.
@@ -163,7 +240,7 @@ fn fold(problems: &[Problem], rules: &[Rule]) -> Vec<Vec<Point>> {
     let max = BUDGETS[BUDGETS.len() - 1];
     let mut out = Vec::new();
     for &rule in rules {
-        let orders: Vec<Vec<usize>> = problems.iter().map(|p| order(rule, p, &p.mask(Some(Half::Dev)), &prior, max)).collect();
+        let orders: Vec<Vec<usize>> = problems.iter().map(|p| order(rule, p, &p.mask(Some(Half::Dev)), &prior, n, max)).collect();
         let mut per_b = Vec::new();
         for &b in &BUDGETS {
             let mut pooled = Detection::default();
@@ -206,12 +283,12 @@ fn losses(problems: &[Problem], res: &[Vec<Point>], rules: &[(Rule, &str)], b: u
     }
 }
 
-fn table(title: &str, problems: &[Problem], rules: &[(Rule, &str)]) {
+fn table(title: &str, problems: &[Problem], rules: &[(Rule, &str)], n: &Near) {
     let chosen: usize = problems.iter().map(|p| p.mask(Some(Half::Dev)).count()).sum();
     let scored: usize = problems.iter().map(|p| p.mask(Some(Half::Test)).count()).sum();
     println!("\n{title}: {} problems, {chosen} mutants chosen on, {scored} scored on", problems.len());
     let r: Vec<Rule> = rules.iter().map(|x| x.0).collect();
-    let res = fold(problems, &r);
+    let res = fold(problems, &r, n);
     print!("{:>3}", "b");
     for (_, name) in rules {
         print!("  {name:>26}");
@@ -251,7 +328,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (Rule::Smoothed(5), "S0.5 smoothed"),
         (Rule::Smoothed(15), "S1.5 smoothed"),
         (Rule::Smoothed(30), "S3 smoothed"),
+        (Rule::NearTie, "N near-miss ties"),
+        (Rule::Near(50), "N5 near-miss"),
+        (Rule::NearAfter(50), "A5 near after 1st"),
     ];
+    let n = Near::load(path, kmut_model::Protocol::named("official")?.tolerance())?;
     let folds: &[bool] = if args.iter().any(|a| a == "--mirror") { &[false, true] } else { &[false] };
     for &mirror in folds {
         let problems: Vec<Problem> = loaded.iter().map(|p| dev_only(p, mirror)).collect();
@@ -260,7 +341,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let m = p.mask(Some(Half::Dev));
             assert_eq!(greedy(p, &m, &[], 6), greedy_ranked(p, &m, 6, |_, c| c), "{}", p.substrate);
         }
-        table(if mirror { "mirror: chosen on dev-B, scored on dev-A" } else { "chosen on dev-A, scored on dev-B" }, &problems, &rules);
+        table(if mirror { "mirror: chosen on dev-B, scored on dev-A" } else { "chosen on dev-A, scored on dev-B" }, &problems, &rules, &n);
     }
     Ok(())
 }
