@@ -18,6 +18,13 @@ Requests:
       nothing on the column reads its outputs (a single kernel, or a pipeline without kept steps):
       the column event then carries those figures and "original_stored": true. (The engine
       decides whether to send it: `kmut run --rerun-original` never does.)
+      With "defer": {sizes, kernel_ms, tolerance} (a sibling column of the same suite measured
+      in this run), the original is not launched either, under the same condition and where the
+      drawn sizes are the sibling's: the column event carries no tau, the sibling's kernel time
+      and "original_deferred": true. The first evaluation on the column that fails the
+      comparison at `tolerance` (not a crash: a crash is a kill whatever the original does)
+      then runs the original, and its result carries "original": {tau, max_abs, kernel_ms} or
+      {crash, detail}: the engine's baseline of the column, taken only where it decides.
   {"op": "eval", "eval": N, "mutant": ID, "image": PATH|null, "scope": [...], "transform": {...}|null,
    "variant": NAME|null, "orders": [...]}
       (`variant` and `orders` on the CPU backend only: the mutant's variant in the `image`
@@ -256,6 +263,11 @@ class Worker:
         known = req.get("known")
         if known is not None and known.get("sizes") != sizes:
             known = None  # the substrate's sizes changed since it was measured
+        defer = req.get("defer") if known is None else None
+        if defer is not None and defer.get("sizes") != sizes:
+            defer = None  # the sibling drew other sizes: its kernel time is not this column's
+        if defer is not None:
+            known = {"deferred": True, "kernel_ms": defer["kernel_ms"]}
         try:
             original = self.run_original(known)
             # The checksum every evaluation ends with, inside the window: its temporaries (with
@@ -272,6 +284,9 @@ class Worker:
             raise RuntimeError(f"the original kernel fails on {name} seed {seed}: {original['crash']}: {original.get('detail', '')}")
         self.column["original_tau"] = original["tau"]
         stored = bool(original.get("stored"))
+        deferred = bool(original.get("deferred"))
+        # The tolerance a failing evaluation is judged at, while the original's run waits.
+        self.column["deferred_tolerance"] = defer["tolerance"] if deferred and defer is not None else None
         if req.get("margin") is None:
             validity = {}
         elif stored:
@@ -302,7 +317,7 @@ class Worker:
         progress(prepared_line(sub["fields"]["name"], name, seed, phases, peak, held))
         emit("column", suite=name, seed=seed, sizes=sizes, tau=original["tau"], max_abs=original["max_abs"],
              kernel_ms=original["kernel_ms"], canary=original["canary"], prep_s=time.perf_counter() - start, peak_bytes=peak,
-             held_bytes=held, original_stored=stored, **validity, **self.steps_layout())
+             held_bytes=held, original_stored=stored, original_deferred=deferred, **validity, **self.steps_layout())
 
     def memory_window(self) -> int | None:
         """Before the original's run: the preparation's reserved peak so far, and then the
@@ -490,7 +505,7 @@ class Worker:
             if clock is not None:
                 clock.mark("load")
             runs = [self.run_once(req, by_kernel, order, announce=announce, clock=clock) for order in orders]
-            worst = max(runs, key=lambda r: (not r["shape_ok"], r["tau"] if not math.isnan(r["tau"]) else math.inf))
+            worst = max(runs, key=worst_first)
             result.update(worst)
             result["canary"] = any(r["canary"] for r in runs)
             result["kernel_ms"] = sum(r["kernel_ms"] for r in runs) / len(runs)
@@ -521,11 +536,28 @@ class Worker:
             torch.cuda.empty_cache()
         if req["eval"] >= 0 and not result.get("fatal"):
             self.check_column(result)
+        if req["eval"] >= 0 and not result.get("fatal") and fails_comparison(result, col.get("deferred_tolerance")):
+            result["original"] = self.deferred_original()
         if clock is not None:
             clock.mark("check")
             result["phases_ms"] = clock.totals_ms()
         result["wall_ms"] = (time.perf_counter() - wall) * 1e3
         return result
+
+    def deferred_original(self) -> dict[str, Any]:
+        """The original's run the column's preparation deferred, made now that an evaluation
+        failed there: its figures, or its crash. The column's inputs were checked (and
+        restored) after that evaluation, so the original reads what it would have read at the
+        preparation; whatever its outcome, the column's original has run."""
+        col = self.column
+        assert col is not None
+        col["deferred_tolerance"] = None
+        run = self.run_original()
+        self.original_out = None
+        if run.get("crash") or run.get("environment"):
+            return {"crash": run.get("crash") or "environment", "detail": run.get("detail") or run.get("environment")}
+        col["original_tau"] = run["tau"]
+        return {"tau": run["tau"], "max_abs": run["max_abs"], "kernel_ms": run["kernel_ms"]}
 
     def check_column(self, result: dict[str, Any]) -> None:
         """After every evaluation, whatever it returned: a stray write can land past the
@@ -567,7 +599,15 @@ class Worker:
         steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch, self.canary_byte)
         capture = self.step_capture(steps, original=req["eval"] < 0)
         known = req.get("known") if req["eval"] < 0 else None
-        if known is not None and capture is None:
+        if known is not None and capture is None and known.get("deferred"):
+            # Nothing reads the original's outputs, and a sibling of the same sizes gave its
+            # kernel time: the run waits for the column's first failing evaluation (`evaluate`).
+            mark("original_setup")
+            mark("original_deferred")
+            return {"tau": None, "max_abs": None, "max_rel": math.nan, "nonfinite": False, "shape_ok": True,
+                    "kernel_ms": known["kernel_ms"], "canary": False, "tail_steps": 0, "skipped_steps": 0,
+                    "steps_total": len(steps) if len(steps) > 1 else 0, "deferred": True}
+        if known is not None and capture is None and not known.get("deferred"):
             # Nothing on this column reads the original's outputs (no kept steps), and the store
             # holds its figures here: its buffers are allocated and guarded, so the column's
             # held memory still counts one run's, and nothing is launched.
@@ -719,6 +759,23 @@ class Worker:
             return probe == 16.0
         except Exception:  # noqa: BLE001 - any failure means the context is gone
             return False
+
+
+def worst_first(run: dict[str, Any]) -> tuple[bool, float]:
+    """The order in which runs of one evaluation are worse: a wrong shape, then the larger tau*
+    (NaN as infinite). A deferred original's placeholder run has no tau."""
+    tau = run["tau"]
+    return (not run["shape_ok"], math.inf if tau is not None and math.isnan(tau) else (tau if tau is not None else -math.inf))
+
+
+def fails_comparison(result: dict[str, Any], tolerance: float | None) -> bool:
+    """Whether an evaluation's result fails the comparison at `tolerance` (the engine's
+    `kills_at` without its crash case: a wrong shape, or tau* above the tolerance or NaN); never
+    where no tolerance is waiting (the column's original has run)."""
+    if tolerance is None or result.get("crash") or result.get("environment"):
+        return False
+    tau = result.get("tau")
+    return not result.get("shape_ok", True) or tau is None or not tau <= tolerance
 
 
 def host_available() -> int:

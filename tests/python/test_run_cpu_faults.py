@@ -187,3 +187,53 @@ def test_a_witness_search_over_measured_columns_keeps_their_validity_verdicts(km
     baselines, evaluations = cells(first)
     assert sum(b[4] is not None for b in baselines) > 10, "generated columns with the validity gate's verdict"
     assert (baselines, evaluations) == cells(again)
+
+
+def test_a_sibling_seed_defers_the_original_to_a_failing_evaluation_and_decides_the_same(kmut_cmd, tmp_path):
+    """The fault demo with three seeds on its small suite: the first seed's column runs the
+    original; the others defer it (the workers log's `original_deferred` phase) to their first
+    evaluation that fails the comparison, and hold no baseline where none failed. Every cell, and
+    every baseline taken, is that of a `--rerun-original` run, which measures every column. Under
+    first kill the mutants that fail do so on the first seed, so no deferred run is made; with
+    the full matrix they fail the other seeds too, and the deferred runs complete every baseline."""
+    demo = tmp_path / "L1p19_fault_demo.py"
+    source = (ROOT / "tests" / "fixtures" / "L1p19_fault_demo.py").read_text()
+    assert source.count("seeds=[1], small=True") == 1
+    demo.write_text(source.replace("seeds=[1], small=True", "seeds=[1, 3, 4], small=True"))
+    # Rules whose CPU verdicts do not depend on memory a mutant leaves unwritten.
+    rules = ("arith-plus-to-minus", "precision-*", "semantic-*")
+
+    def run(store, *extra):
+        cmd = [*kmut_cmd, "run", str(demo), "--backend", "cpu", "--store", str(store), "--cache", str(tmp_path / "cache"), "--cpu-workers", "2",
+               *[a for r in rules for a in ("--rules", r)], *extra]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=dict(os.environ, KMUT_NO_PROGRESS="1"), check=False)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stderr
+
+    def read(store):
+        with sqlite3.connect(store) as db:
+            cells = db.execute("SELECT mutant, suite, seed, outcome, crash, tau, max_abs, nonfinite, shape_ok FROM evaluations ORDER BY 1, 2, 3").fetchall()
+            baselines = {(s, seed): rest for s, seed, *rest in db.execute("SELECT suite, seed, sizes, tau, max_abs, image FROM baselines")}
+        return cells, baselines
+
+    for mode in ([], ["--full-matrix"]):
+        deferring, measuring = tmp_path / f"d{len(mode)}.sqlite", tmp_path / f"m{len(mode)}.sqlite"
+        said = run(deferring, *mode)
+        m = re.search(r"run: (\d+) of (\d+) column preparations deferred the original's run .*; it ran later on (\d+) of them", said)
+        assert m and int(m[1]) >= 2, (mode, said[-2000:])  # repeated where a lost worker's column is prepared again
+        assert "deferred" not in run(measuring, "--rerun-original", *mode)
+        log = deferring.with_name(deferring.name + ".workers.log").read_text().splitlines()
+        assert any(" prepared " in line and "original_deferred" in line and "original_kernels" not in line for line in log)
+        cells, taken = read(deferring)
+        same_cells, every = read(measuring)
+        assert len(cells) > 10 and cells == same_cells, mode
+        assert len(every) == 3 and set(taken) <= set(every), (mode, taken, every)
+        for column, figures in taken.items():
+            assert figures == every[column], (mode, column)
+        # A column left without a baseline had no evaluation there that failed the comparison.
+        for suite, seed in set(every) - set(taken):
+            failing = [c for c in cells if (c[1], c[2]) == (suite, seed) and c[3] == "completed" and (not c[8] or c[5] is None or c[5] > 1e-2)]
+            assert not failing, (mode, suite, seed, failing)
+        # First kill: nothing fails past the first seed, so no deferred run and one baseline;
+        # the full matrix: a failing mutant on each deferred column runs its original there.
+        assert (int(m[3]), len(taken)) == ((2, 3) if mode else (0, 1)), (mode, m[0], taken)

@@ -4,6 +4,7 @@ official protocol's verdicts, on the fault-demo fixture (tests/fixtures/L1p19_fa
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 
@@ -78,7 +79,6 @@ def test_each_prepared_column_says_what_it_holds_beside_its_preparation_s_peak(k
     """The worker gives the preparation's transient memory back before the original's run and
     reports what an evaluation holds (`held_bytes`), never more than the preparation's peak; the
     workers log says both for each column."""
-    import re
 
     store = tmp_path / "s.sqlite"
     env = dict(os.environ, KMUT_NO_PROGRESS="1")
@@ -108,7 +108,8 @@ def test_a_column_the_store_measured_is_prepared_without_the_original_on_a_gpu(k
         return out.stderr
 
     first, again = tmp_path / "first.sqlite", tmp_path / "again.sqlite"
-    run(first, "arith-plus-to-minus")
+    # Measured on every column (no deferred original), so the second run finds all five baselines.
+    run(first, "arith-plus-to-minus", rerun=True)
     again.write_bytes(first.read_bytes())
     more = ("arith-plus-to-minus", "precision-*", "semantic-*")
     assert "took the original's figures from a stored baseline" in run(first, *more)
@@ -124,3 +125,42 @@ def test_a_column_the_store_measured_is_prepared_without_the_original_on_a_gpu(k
     evaluations, baselines = cells(first)
     assert len(evaluations) > 4 and len(baselines) == 5, baselines
     assert (evaluations, baselines) == cells(again)
+
+
+@pytest.mark.gpu
+def test_a_sibling_seed_defers_the_original_on_a_gpu(kmut_cmd, tmp_path):
+    """test_run_cpu_faults.py's deferral test on the GPU, on the official protocol's five trials
+    of one suite: the first trial's column runs the original, the others wait for a failing
+    evaluation. Under first kill and with the full matrix, every cell, and every baseline taken,
+    is a `--rerun-original` run's; a column left without a baseline had no failing evaluation."""
+    env = dict(os.environ, KMUT_NO_PROGRESS="1")
+    rules = ("arith-plus-to-minus", "precision-*", "semantic-*")
+
+    def run(store, *extra):
+        cmd = [*kmut_cmd, "run", DEMO, "--store", str(store), "--cache", str(tmp_path / "cache"), "--workers-per-gpu", "2",
+               *[a for r in rules for a in ("--rules", r)], *extra]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=280, env=env, check=False)
+        print(out.stderr[-1500:])
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stderr
+
+    def read(store):
+        with sqlite3.connect(store) as db:
+            cells = db.execute("SELECT mutant, suite, seed, outcome, crash, tau, max_abs, nonfinite, shape_ok FROM evaluations ORDER BY 1, 2, 3").fetchall()
+            baselines = {(s, seed): rest for s, seed, *rest in db.execute("SELECT suite, seed, sizes, tau, max_abs, image, backend FROM baselines")}
+        return cells, baselines
+
+    for mode in ([], ["--full-matrix"]):
+        deferring, measuring = tmp_path / f"d{len(mode)}.sqlite", tmp_path / f"m{len(mode)}.sqlite"
+        said = run(deferring, *mode)
+        assert re.search(r"run: [1-9]\d* of \d+ column preparations deferred the original's run", said), said[-2000:]
+        run(measuring, "--rerun-original", *mode)
+        cells, taken = read(deferring)
+        same_cells, every = read(measuring)
+        assert len(cells) > 4 and cells == same_cells, mode
+        assert len(every) == 5 and set(taken) <= set(every), (mode, taken, every)
+        for column, figures in taken.items():
+            assert figures == every[column], (mode, column)
+        for suite, seed in set(every) - set(taken):
+            failing = [c for c in cells if (c[1], c[2]) == (suite, seed) and c[3] == "completed" and (not c[8] or c[5] is None or c[5] > 1e-2)]
+            assert not failing, (mode, suite, seed, failing)

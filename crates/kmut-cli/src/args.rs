@@ -395,7 +395,9 @@ pub struct RunArgs {
     /// (tau*, kernel time, the validity gate's verdict) the store holds for the same original
     /// image on this backend, from an earlier run or this run's first preparation of it, is
     /// prepared without running the original again, unless its mutants need the original's
-    /// outputs (a pipeline's kept steps).
+    /// outputs (a pipeline's kept steps); and a column of a suite whose other seed this run
+    /// measured (the official trials) runs the original only after its first evaluation that
+    /// fails the comparison, which is when its tau* decides anything.
     #[arg(long)]
     pub rerun_original: bool,
     /// Folder where workers share drawn inputs; default: a fresh folder in /dev/shm or the

@@ -32,6 +32,10 @@ pub enum Request<'a> {
         /// image on the same backend: the worker does not run the original again unless the
         /// column's mutants need its outputs (a pipeline's kept steps).
         known: Option<KnownOriginal>,
+        /// Where nothing is known of this column but a sibling of the same suite (the same
+        /// sizes) was measured: the worker defers the original's run to the column's first
+        /// kill (`DeferredOriginal`).
+        defer: Option<DeferredOriginal>,
     },
     /// Run one mutant on the current column.
     Eval {
@@ -73,6 +77,54 @@ impl KnownOriginal {
         let sizes = serde_json::from_str(&b.sizes).ok()?;
         finite.then_some(KnownOriginal { sizes, tau, max_abs, kernel_ms, valid: gate.0, tau64_ref: gate.1, tau64_orig: gate.2 })
     }
+}
+
+/// A column whose original need not run until a verdict reads it (`EngineConfig::
+/// defer_original`). A column's original figures decide two things: its kernel time scales the
+/// watchdog, and its tau\* says whether the column can decide anything (a kill where the
+/// original fails too means nothing). The first comes from a sibling column of the same suite,
+/// so of the same sizes, measured in this run; the second is read only by a kill. So the worker
+/// skips the original's run when it prepares the column, and runs it right after the first
+/// evaluation there that fails the comparison at `tolerance`, reporting its figures with that
+/// evaluation (`EvalReport::original`). A crash is a kill whatever the original's numbers, and
+/// a column no evaluation fails decides nothing the original's run could change: `kmut score`
+/// counts a column without a baseline as decisive, as it does every column the original
+/// passes. Only where the column's mutants do not read the original's outputs (no kept
+/// steps), and never on a witness search's generated columns (their validity gate compares
+/// the original's outputs with float64).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeferredOriginal {
+    /// The sibling's drawn sizes: a worker that draws other sizes runs the original.
+    pub sizes: Value,
+    /// The sibling's original kernel time: the watchdog's scale.
+    pub kernel_ms: f64,
+    /// The run's tolerance: an evaluation whose tau\* is above it (or not finite, or of the
+    /// wrong shape) runs the original.
+    pub tolerance: f64,
+}
+
+impl DeferredOriginal {
+    /// From the run's baseline of a sibling column: its original passed at `tolerance` with a
+    /// finite kernel time. A sibling the original fails says the substrate's original is not
+    /// to be trusted on this suite, so its columns are measured.
+    #[must_use]
+    pub fn from_sibling(b: &kmut_store::Baseline, tolerance: f64) -> Option<DeferredOriginal> {
+        let passed = matches!(b.tau, Some(t) if t <= tolerance);
+        let kernel_ms = b.kernel_ms.filter(|k| k.is_finite())?;
+        let sizes = serde_json::from_str(&b.sizes).ok()?;
+        (passed && b.valid != Some(false)).then_some(DeferredOriginal { sizes, kernel_ms, tolerance })
+    }
+}
+
+/// The original's run on a column whose preparation deferred it (`DeferredOriginal`), as the
+/// worker reported it with the evaluation that triggered it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OriginalRun {
+    pub tau: Option<f64>,
+    pub max_abs: Option<f64>,
+    pub kernel_ms: Option<f64>,
+    /// The original crashed on the column (its CUDA error or launch failure).
+    pub crash: Option<String>,
 }
 
 /// The substrate part of a `column` request.
@@ -145,6 +197,9 @@ pub struct ColumnReport {
     pub steps: Option<Value>,
     /// The worker took the original's figures from the request's `known` instead of running it.
     pub original_stored: bool,
+    /// The worker deferred the original's run (the request's `defer`): `tau` and `max_abs` are
+    /// unknown, `kernel_ms` is the sibling's.
+    pub original_deferred: bool,
 }
 
 /// One evaluation's result (its flags are the worker's independent observations, each stored).
@@ -179,6 +234,9 @@ pub struct EvalReport {
     pub tail_steps: u64,
     /// Where the evaluation's wall time went, by part, in milliseconds (`phases_ms`).
     pub phases_ms: Vec<(String, f64)>,
+    /// The original's run on a deferred column, made right after this evaluation failed the
+    /// comparison (`DeferredOriginal`).
+    pub original: Option<OriginalRun>,
 }
 
 impl Event {
@@ -210,6 +268,7 @@ impl Event {
                 tau64_orig: num("tau64_orig"),
                 steps: v.get("steps").cloned(),
                 original_stored: flag("original_stored"),
+                original_deferred: flag("original_deferred"),
             }),
             "begin" => Event::Begin,
             "end" => Event::End,
@@ -237,6 +296,12 @@ impl Event {
                     .get("phases_ms")
                     .and_then(Value::as_object)
                     .map_or_else(Vec::new, |o| o.iter().filter_map(|(k, ms)| Some((k.clone(), ms.as_f64()?))).collect()),
+                original: v.get("original").filter(|o| o.is_object()).map(|o| OriginalRun {
+                    tau: number(o.get("tau")),
+                    max_abs: number(o.get("max_abs")),
+                    kernel_ms: number(o.get("kernel_ms")),
+                    crash: o.get("crash").and_then(Value::as_str).map(str::to_owned),
+                }),
             })),
             "released" => Event::Released,
             "error" => Event::Error {
@@ -290,7 +355,8 @@ mod tests {
         let symbols = BTreeMap::from([("k".to_owned(), "k".to_owned())]);
         let substrate = SubstrateRef { name: "s", path: "s.py", original_image: Path::new("o.cubin"), symbols: &symbols, original_variant: None };
         let v: Value =
-            serde_json::from_str(&Request::Column { substrate, suite: "T0_original", seed: 2, margin: None, steps: true, known: None }.line()).unwrap();
+            serde_json::from_str(&Request::Column { substrate, suite: "T0_original", seed: 2, margin: None, steps: true, known: None, defer: None }.line())
+                .unwrap();
         assert_eq!(v["op"], "column");
         assert_eq!(v["substrate"]["original_image"], "o.cubin");
         assert_eq!((v["suite"].as_str(), v["seed"].as_u64()), (Some("T0_original"), Some(2)));
@@ -337,6 +403,33 @@ mod tests {
         assert!(KnownOriginal::from_baseline(&ungated, false).is_some());
         assert_eq!(KnownOriginal::from_baseline(&ungated, true), None);
         assert_eq!(KnownOriginal::from_baseline(&kmut_store::Baseline { tau64_ref: Some(f64::NAN), ..baseline() }, true), None);
+    }
+
+    #[test]
+    fn a_sibling_defers_the_original_only_where_it_passed_with_a_finite_time() {
+        let d = DeferredOriginal::from_sibling(&baseline(), 1e-2).unwrap();
+        assert_eq!((d.kernel_ms, d.tolerance, d.sizes.clone()), (3.5, 1e-2, serde_json::json!({"N": 8})));
+        for unfit in [
+            kmut_store::Baseline { tau: Some(0.5), ..baseline() },
+            kmut_store::Baseline { tau: None, ..baseline() },
+            kmut_store::Baseline { tau: Some(f64::NAN), ..baseline() },
+            kmut_store::Baseline { kernel_ms: Some(f64::INFINITY), ..baseline() },
+            kmut_store::Baseline { valid: Some(false), ..baseline() },
+            kmut_store::Baseline { sizes: "[".into(), ..baseline() },
+        ] {
+            assert_eq!(DeferredOriginal::from_sibling(&unfit, 1e-2), None, "{unfit:?}");
+        }
+        // The deferred run's figures come back with the evaluation that made it.
+        let Event::Result(r) = Event::parse(r#"{"event":"result","eval":4,"tau":0.5,"original":{"tau":1e-7,"max_abs":2e-7,"kernel_ms":3.0}}"#) else {
+            panic!("a result")
+        };
+        assert_eq!(r.original, Some(OriginalRun { tau: Some(1e-7), max_abs: Some(2e-7), kernel_ms: Some(3.0), crash: None }));
+        let Event::Result(r) = Event::parse(r#"{"event":"result","eval":4,"tau":0.5,"original":{"crash":"CUDA_ERROR_LAUNCH_FAILED"}}"#) else {
+            panic!("a result")
+        };
+        assert_eq!(r.original.and_then(|o| o.crash).as_deref(), Some("CUDA_ERROR_LAUNCH_FAILED"));
+        let Event::Column(c) = Event::parse(r#"{"event":"column","kernel_ms":3.0,"original_deferred":true}"#) else { panic!("a column") };
+        assert!(c.original_deferred && c.tau.is_none());
     }
 
     #[test]

@@ -130,6 +130,9 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         prefetch: true,
         heavy_first: true,
         reuse_original: true,
+        // Off here so the scripted figures of the other tests stay as they were; the deferral's
+        // own tests turn it on.
+        defer_original: false,
     }
 }
 
@@ -1188,4 +1191,81 @@ fn lost_workers_are_replaced_by_spares_still_starting_and_the_pool_grows_with_th
     assert!(s.respawns >= 16, "{s:?}");
     assert_eq!(s.spares_used, s.respawns, "a spare, ready or starting, served every replacement: {s:?}");
     assert_eq!(s.spares_most, 2, "one configured spare, two at the loss rate (half of four workers): {s:?}");
+}
+
+/// The `defer` part of each column request in a scripted worker's `--log`, by seed.
+fn deferred_in_requests(log: &Path) -> Vec<(u64, serde_json::Value)> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"op\":\"column\""))
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|v| (v["seed"].as_u64().unwrap(), v["defer"].clone()))
+        .collect()
+}
+
+/// Every stored cell of `sub` as (mutant, seed, outcome, tau), sorted.
+fn cells_of(store: &Store, sub: &str) -> Vec<(String, u64, String, Option<String>)> {
+    let mut cells: Vec<_> =
+        store.evaluations(sub, TARGET).unwrap().into_iter().map(|e| (e.mutant, e.seed, format!("{:?}", e.outcome), e.tau.map(|t| format!("{t:e}")))).collect();
+    cells.sort();
+    cells
+}
+
+#[test]
+fn a_sibling_seed_defers_the_original_to_the_columns_first_failing_evaluation() {
+    // Three seeds of one suite, first kill, one worker: seed 1 is measured as before; seeds 2
+    // and 3 wait. `late-b` survives seed 1 and fails seed 2, whose original then runs; on seed 3
+    // only `survive-a` runs and nothing fails, so the original never runs there.
+    let ids = ["survive-a", "late-b"];
+    let dir = tempfile::tempdir().unwrap();
+    let mut deferring = Store::open(&dir.path().join("d.sqlite")).unwrap();
+    let plans = vec![setup(&mut deferring, "L1p1_x", &ids)];
+    let log = dir.path().join("sent.log");
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.defer_original = true;
+    cfg.worker_command.extend(["--log".into(), log.display().to_string()]);
+    let s = run(&mut deferring, &plans, cfg, 0);
+    assert!(s.failures.is_empty(), "{s:?}");
+    assert_eq!((s.columns_prepared, s.original_deferred, s.deferred_run), (3, 2, 1), "{s:?}");
+    let sent = deferred_in_requests(&log);
+    assert_eq!(sent.len(), 3);
+    assert!(sent[0].1.is_null(), "nothing measured yet: the first seed's original runs");
+    for (seed, d) in &sent[1..] {
+        assert_eq!((d["kernel_ms"].as_f64(), d["tolerance"].as_f64(), &d["sizes"]), (Some(1.0), Some(1e-2), &serde_json::json!({"n": 4})), "seed {seed}: {d}");
+    }
+    let seeds: Vec<u64> = deferring.baselines("L1p1_x", TARGET).unwrap().iter().map(|b| b.seed).collect();
+    assert_eq!(seeds, [1, 2], "a baseline where the original ran: the first seed, and the seed a failing evaluation made it run on");
+    // The verdicts are a run's that measured every column.
+    let mut measuring = Store::open(&dir.path().join("m.sqlite")).unwrap();
+    let plans = vec![setup(&mut measuring, "L1p1_x", &ids)];
+    let m = run(&mut measuring, &plans, config(dir.path(), true, 1), 0);
+    assert_eq!((m.original_deferred, m.decided, m.killed), (0, s.decided, s.killed));
+    assert_eq!(cells_of(&deferring, "L1p1_x"), cells_of(&measuring, "L1p1_x"));
+    let measured = measuring.baselines("L1p1_x", TARGET).unwrap();
+    assert_eq!(measured.len(), 3);
+    for b in deferring.baselines("L1p1_x", TARGET).unwrap() {
+        let twin = measured.iter().find(|m| m.seed == b.seed).unwrap();
+        assert_eq!((b.tau, b.max_abs, b.kernel_ms, &b.sizes), (twin.tau, twin.max_abs, twin.kernel_ms, &twin.sizes), "seed {}", b.seed);
+    }
+}
+
+#[test]
+fn a_deferred_original_that_crashes_sets_its_column_aside_and_the_failing_cell_with_it() {
+    // The original passes seed 1 when measured, and crashes on seeds 2 and 3 when a failing
+    // evaluation runs it (`origcrash`): those columns decide nothing, so `late-b`'s failures
+    // there are not stored, and it is settled on what is left (a survivor of seed 1).
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let mut plan = setup(&mut store, "L1p1_x", &["late-b"]);
+    plan.columns = (1..=3).map(|seed| Column { suite: "T0_origcrash".into(), seed }).collect();
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.defer_original = true;
+    let s = run(&mut store, &[plan], cfg, 0);
+    assert!(s.failures.is_empty(), "{s:?}");
+    assert_eq!((s.original_deferred, s.deferred_run), (2, 2), "{s:?}");
+    assert_eq!((s.decided, s.killed, s.evaluations), (1, 0, 1), "{s:?}");
+    let cells = cells_of(&store, "L1p1_x");
+    assert_eq!(cells.iter().map(|c| c.1).collect::<Vec<_>>(), [1], "{cells:?}");
+    assert_eq!(store.baselines("L1p1_x", TARGET).unwrap().len(), 1, "no baseline for a column whose original crashed");
 }

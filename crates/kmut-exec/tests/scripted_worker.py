@@ -33,7 +33,10 @@ contains `crowded` fails to prepare only while another worker holds a column (wi
 a column that fits the machine alone but not beside another's copy: `crowdedbig` refused as too
 large (`retry_alone: false`), any other `crowded` suite out of GPU memory.
 A column request with "known" (the engine's stored figures) is answered with those figures and
-"original_stored": true, as a single-kernel substrate's worker does. On a column whose suite contains `origfail` the original's own output is off by tau* = max abs =
+"original_stored": true, as a single-kernel substrate's worker does. One with "defer" is answered
+with no tau, the deferred kernel time and "original_deferred": true, and the first evaluation on
+it that fails the comparison (tau* above the deferred tolerance) carries "original": the
+original's figures there (its tau* as below), or, on a suite containing `origcrash`, its crash. On a column whose suite contains `origfail` the original's own output is off by tau* = max abs =
 1e-3 (a bound tighter than that rejects the original there).
 `{"op": "release"}` drops the column. Options:
   --log PATH     append every request line to PATH (tests count what was sent)
@@ -146,6 +149,8 @@ def main():
     time.sleep(args.start_delay)
     emit("ready", pid=os.getpid(), device="cuda:0", name="Scripted GPU", memory_total=TOTAL)
     column = None
+    waiting = None  # the deferred tolerance while the column's original waits for a failure
+    column_original = None
     for line in sys.stdin:
         if log:
             with open(log, "a") as f:
@@ -192,6 +197,11 @@ def main():
             off = 1e-3 if "origfail" in req["suite"] else 0.0
             known = req.get("known")
             stored = known is not None and known["sizes"] == {"n": 4}
+            defer = req.get("defer") if not stored else None
+            deferred = defer is not None and defer["sizes"] == {"n": 4}
+            # The original's own figures on this column, for a deferred run to report.
+            column_original = {"tau": off, "max_abs": off, "kernel_ms": ms}
+            waiting = defer["tolerance"] if deferred else None
             if stored:
                 # As a single-kernel substrate's worker does: the stored figures stand in for the run,
                 # and without the original's run (nor the validity gate) the peak is lower.
@@ -199,6 +209,10 @@ def main():
                 peak, held = peak // 2, min(held, peak // 2)
                 if req.get("margin") is not None:
                     validity = {k: known[k] for k in ("valid", "tau64_ref", "tau64_orig")}
+            if deferred:
+                emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, kernel_ms=defer["kernel_ms"], canary=False, prep_s=prep_s,
+                     peak_bytes=peak, held_bytes=held, original_deferred=True, **validity)
+                continue
             emit("column", suite=req["suite"], seed=req["seed"], sizes={"n": 4}, tau=off, max_abs=off, kernel_ms=ms, canary=False, prep_s=prep_s,
                  peak_bytes=peak, held_bytes=held, original_stored=stored, **validity)
             continue
@@ -248,6 +262,11 @@ def main():
             orders = [[o, 0.5 if o == 1 else 1e-6] for o in req.get("orders") or [0]]
             tau = max(t for _, t in orders)
             base["orders"] = orders
+        if waiting is not None and tau > waiting:
+            # The column's first failing evaluation runs the original its preparation deferred.
+            waiting = None
+            crashed = "origcrash" in column[0]
+            base["original"] = {"crash": "CUDA_ERROR_LAUNCH_FAILED", "detail": "scripted"} if crashed else column_original
         emit("result", **base, tau=tau, max_abs=tau, max_rel=tau)
     return 0
 

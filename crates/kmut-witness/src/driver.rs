@@ -169,6 +169,7 @@ impl<'a> Prober<'a> {
             steps: false,
             // A probe is the measurement: the original always runs.
             known: None,
+            defer: None,
         };
         let answer = self.ask(&request, self.config.prep_timeout).map_err(|e| format!("{suite} seed {seed}: {e}"))?;
         let valid = answer.valid.ok_or_else(|| format!("{suite} seed {seed}: the worker did not run the validity gate"))?;

@@ -256,6 +256,9 @@ fn run_judge(
         prefetch: true,
         heavy_first: true,
         reuse_original: !args.rerun_original,
+        // The audit reads every column's original tau* at each protocol's tolerance (false
+        // kills), so no column's original may wait for a kill.
+        defer_original: false,
     };
     let run_id = compiled.store.begin_run(&format!("audit {label}"), "", &compiled.target)?;
     let reporter = RunProgress::new();

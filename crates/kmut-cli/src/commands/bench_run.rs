@@ -38,8 +38,9 @@ struct Configuration {
     prefetch: bool,
     /// The engine's `heavy_first` (off: the heaviest protocol columns are taken in the usual order).
     heavy_first: bool,
-    /// The engine's `reuse_original` (off: the original runs on every column prepared). Each
-    /// configuration has a store target of its own, so only its own earlier preparations count.
+    /// The engine's `reuse_original` and `defer_original` (off: the original runs on every column
+    /// prepared). Each configuration has a store target of its own, so only its own earlier
+    /// preparations count.
     reuse_original: bool,
 }
 
@@ -97,9 +98,13 @@ struct Figures {
     /// Columns prepared ahead of their first-kill wave, and those a mutant then ran on.
     prefetched: usize,
     prefetch_used: usize,
-    /// Columns prepared, and those prepared without running the original (`reuse_original`).
+    /// Columns prepared, those prepared without running the original (`reuse_original`), those
+    /// whose original's run waited for a failing evaluation (`defer_original`) and the deferred
+    /// runs made.
     columns_prepared: usize,
     original_reused: usize,
+    original_deferred: usize,
+    deferred_run: usize,
     crashes: usize,
     timeouts: usize,
     /// Substrates that failed or were set aside, and the machine's errors: a figure with any
@@ -323,6 +328,7 @@ fn measure(
     config.prefetch = c.prefetch;
     config.heavy_first = c.heavy_first;
     config.reuse_original = c.reuse_original;
+    config.defer_original = c.reuse_original;
     let run_id = compiled.store.begin_run(&format!("bench run {}", c.name), "", &compiled.target)?;
     let reporter = RunProgress::new();
     let busy = (setting.backend == Backend::Gpu).then(|| BusySampler::start(setting.devices)).flatten();
@@ -388,6 +394,8 @@ fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_bus
         prefetch_used: s.prefetch_used,
         columns_prepared: s.columns_prepared,
         original_reused: s.original_reused,
+        original_deferred: s.original_deferred,
+        deferred_run: s.deferred_run,
         crashes: s.crashes,
         timeouts: s.timeouts,
         problems,
@@ -425,6 +433,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
             },
             format!("{} ({} used)", f.prefetched, f.prefetch_used),
             format!("{} of {} column preparations", f.original_reused, f.columns_prepared),
+            format!("{} of {} column preparations (run later at a kill on {})", f.original_deferred, f.columns_prepared, f.deferred_run),
         ]
     };
     let names = [
@@ -447,6 +456,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
         "pipeline steps replayed",
         "columns prepared ahead",
         "original's run skipped",
+        "original's run deferred",
     ];
     let columns: Vec<Vec<String>> = figures.iter().map(rows_of).collect();
     let rows: Vec<Vec<String>> = names

@@ -234,6 +234,7 @@ pub(crate) fn engine_config(args: &RunArgs, s: &Setting<'_>, worker_command: Vec
         prefetch: true,
         heavy_first: true,
         reuse_original: !args.rerun_original,
+        defer_original: !args.rerun_original,
     }
 }
 
@@ -427,6 +428,12 @@ pub(super) fn print_summary(s: &RunSummary) {
         eprintln!(
             "run: {} of {} column preparations took the original's figures from a stored baseline of the same image on this backend instead of running it (--rerun-original runs it)",
             s.original_reused, s.columns_prepared
+        );
+    }
+    if s.original_deferred > 0 {
+        eprintln!(
+            "run: {} of {} column preparations deferred the original's run (a sibling seed of the same suite measured it here); it ran later on {} of them, at their first failing evaluation, and the rest hold no baseline: no evaluation there failed, so the original's tau* decides nothing (--rerun-original runs it)",
+            s.original_deferred, s.columns_prepared, s.deferred_run
         );
     }
     if s.prefetched > 0 {

@@ -6,8 +6,9 @@ use std::time::Instant;
 use kmut_model::Outcome;
 
 use super::pool::SlotState;
+use super::unit::UnitKey;
 use super::Engine;
-use crate::protocol::Event;
+use crate::protocol::{EvalReport, Event};
 use crate::worker::{Exit, WorkerProcess};
 use crate::ExecError;
 
@@ -93,18 +94,17 @@ impl Engine<'_> {
                 self.slots[i].state = SlotState::Idle;
                 if let Some(why) = &report.environment {
                     self.eval_environment_failed(i, unit, cand, why);
-                } else {
-                    let e = self.evaluation_from(unit, cand, &report);
-                    self.summary.pipeline_steps += report.steps_total;
-                    self.summary.steps_replayed += report.skipped_steps;
-                    self.summary.tail_replayed += report.tail_steps;
-                    self.summary.tails += u64::from(report.tail_steps > 0);
-                    self.summary.eval_parts.add(&report.phases_ms);
-                    if let Some(steps) = &report.steps {
-                        self.step_batch.extend(crate::steps::rows(&e, steps));
+                } else if let Some(run) = report.original.as_ref().filter(|_| report.crash.is_none()) {
+                    // A failing evaluation on a deferred column, with the original's run it
+                    // triggered: the column's baseline first, then the evaluation if the column
+                    // still decides.
+                    if self.on_deferred_original(unit, run)? {
+                        self.take_result(i, unit, cand, &report);
+                    } else {
+                        self.discard_result(i, unit, cand);
                     }
-                    self.record(unit, cand, e);
-                    self.retried(i, unit, cand);
+                } else {
+                    self.take_result(i, unit, cand, &report);
                 }
                 if report.fatal {
                     self.replace(i, "its CUDA context did not survive the fault")?;
@@ -114,6 +114,32 @@ impl Engine<'_> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// An evaluation's result into the run: its cell, its step rows and replay counts.
+    fn take_result(&mut self, i: usize, unit: UnitKey, cand: usize, report: &EvalReport) {
+        let e = self.evaluation_from(unit, cand, report);
+        self.summary.pipeline_steps += report.steps_total;
+        self.summary.steps_replayed += report.skipped_steps;
+        self.summary.tail_replayed += report.tail_steps;
+        self.summary.tails += u64::from(report.tail_steps > 0);
+        self.summary.eval_parts.add(&report.phases_ms);
+        if let Some(steps) = &report.steps {
+            self.step_batch.extend(crate::steps::rows(&e, steps));
+        }
+        self.record(unit, cand, e);
+        self.retried(i, unit, cand);
+    }
+
+    /// An evaluation on a column its deferred original's run set aside: no cell, as if the
+    /// column had been set aside before the mutant ran there (the mutant goes on to its other
+    /// columns).
+    fn discard_result(&mut self, i: usize, unit: UnitKey, cand: usize) {
+        if let Some(u) = self.units.get_mut(&unit) {
+            u.in_flight -= 1;
+        }
+        self.retried(i, unit, cand);
+        self.maybe_close(unit);
     }
 
     /// How many times the candidate slot `i` evaluates runs its pipeline (once per thread

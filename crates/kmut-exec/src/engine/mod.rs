@@ -43,6 +43,7 @@ use kmut_store::{Evaluation, Store};
 
 use crate::memory::Ledger;
 use crate::plan::SubstratePlan;
+use crate::protocol::ColumnReport;
 use crate::worker::{Heard, Said};
 use crate::ExecError;
 use crate::RoundImages;
@@ -129,6 +130,11 @@ pub struct EngineConfig {
     /// without running the original, unless its mutants need the original's outputs
     /// (`Engine::known_original`; `kmut run --rerun-original` turns it off).
     pub reuse_original: bool,
+    /// A column nothing is known of, whose sibling of the same suite this run measured, is
+    /// prepared with the original's run deferred to its first failing evaluation
+    /// (`protocol::DeferredOriginal`; `kmut run --rerun-original` turns it off too). Off in
+    /// `kmut audit`, which reads every column's original tau\* at each protocol's tolerance.
+    pub defer_original: bool,
 }
 
 /// The default `EngineConfig::spare_host_reserve`: 16 GiB.
@@ -202,6 +208,10 @@ pub struct RunSummary {
     /// came from a stored baseline (`EngineConfig::reuse_original`).
     pub columns_prepared: usize,
     pub original_reused: usize,
+    /// Columns prepared with the original's run deferred (`EngineConfig::defer_original`), and
+    /// the deferred runs made at a column's first failing evaluation.
+    pub original_deferred: usize,
+    pub deferred_run: usize,
     pub backend: String,
     /// Where the worker slots' time went, summed over the slots (the run's elapsed time times
     /// the slots, up to the scheduler loop's own few milliseconds).
@@ -355,6 +365,9 @@ pub struct Engine<'a> {
     /// The last baseline of each column measured with the current original image: the store's
     /// at the start, then this run's (`known_original`).
     known_originals: HashMap<UnitKey, kmut_store::Baseline>,
+    /// Columns prepared with the original's run deferred, and what their preparation reported
+    /// (the sizes drawn, its peak and time): the baseline the deferred run completes.
+    deferred: HashMap<UnitKey, ColumnReport>,
     /// Seconds each column's preparation took (its worker's report), and per substrate the
     /// summed wall seconds and count of its completed evaluations: what `worth_joining` weighs.
     prep_s: HashMap<UnitKey, f64>,
@@ -440,6 +453,7 @@ impl<'a> Engine<'a> {
             prep_failures: HashMap::new(),
             original_ms: HashMap::new(),
             known_originals: HashMap::new(),
+            deferred: HashMap::new(),
             prep_s: HashMap::new(),
             eval_wall: HashMap::new(),
             slots: Vec::new(),

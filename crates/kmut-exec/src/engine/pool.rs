@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::unit::{Unit, UnitKey};
 use super::{Engine, IdleReason};
 use crate::memory::Need;
-use crate::protocol::{Event, KnownOriginal, Request, SubstrateRef};
+use crate::protocol::{DeferredOriginal, Event, KnownOriginal, Request, SubstrateRef};
 use crate::worker::{Said, WorkerProcess};
 use crate::ExecError;
 
@@ -529,6 +529,28 @@ impl Engine<'_> {
         (b.backend == self.summary.backend).then(|| KnownOriginal::from_baseline(b, margin)).flatten()
     }
 
+    /// The deferral of the original's run on `key`'s column (`DeferredOriginal`), where nothing
+    /// is known of the column itself but this run (or the store) measured the original on a
+    /// sibling of the same suite: the official trials differ only in their seed, so after the
+    /// first of them the others skip the original's run unless a mutant fails there. In the
+    /// 2026-12-07 whole-corpus bench (600 mutants, a fresh store) the GPU was busy 92% of the
+    /// run and about 30% of the kernels' launches were the original's, on 699 columns.
+    fn deferred_original(&self, key: UnitKey, margin: bool) -> Option<DeferredOriginal> {
+        if !self.config.defer_original || margin {
+            return None;
+        }
+        let plan = &self.plans[key.sub];
+        let suite = &plan.columns[key.col].suite;
+        // A sibling the run set aside (its original rejected by the run's own bound) says this
+        // suite's columns are better measured before any mutant runs on them.
+        (0..plan.columns.len())
+            .map(|c| UnitKey { sub: key.sub, col: c })
+            .filter(|k| k.col != key.col && plan.columns[k.col].suite == *suite && !self.invalid.contains(k))
+            .filter_map(|k| self.known_originals.get(&k))
+            .filter(|b| b.backend == self.summary.backend)
+            .find_map(|b| DeferredOriginal::from_sibling(b, self.config.tolerance))
+    }
+
     pub(super) fn prepare(&mut self, i: usize, key: UnitKey) {
         let plan = &self.plans[key.sub];
         let column = &plan.columns[key.col];
@@ -548,7 +570,8 @@ impl Engine<'_> {
         // scored column).
         let steps = key.col < plan.search_from || self.config.steps_on_search;
         let known = self.known_original(key, margin.is_some());
-        let request = Request::Column { substrate, suite: &column.suite, seed: column.seed, margin, steps, known };
+        let defer = if known.is_none() { self.deferred_original(key, margin.is_some()) } else { None };
+        let request = Request::Column { substrate, suite: &column.suite, seed: column.seed, margin, steps, known, defer };
         let need = self.need(key);
         let held = self.ledger.bytes(self.slots[i].device, need, self.config.workers_per_device).unwrap_or(0);
         let slot = &mut self.slots[i];

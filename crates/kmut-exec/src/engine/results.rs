@@ -9,16 +9,34 @@ use kmut_store::{Baseline, Evaluation};
 use super::pool::SlotState;
 use super::unit::UnitKey;
 use super::{Engine, Progress};
-use crate::protocol::{ColumnReport, EvalReport};
+use crate::protocol::{ColumnReport, EvalReport, OriginalRun};
 use crate::ExecError;
 
 impl Engine<'_> {
     pub(super) fn on_column(&mut self, unit: UnitKey, v: &ColumnReport) -> Result<(), ExecError> {
-        let kernel_ms = v.kernel_ms;
-        self.original_ms.insert(unit, kernel_ms.unwrap_or(0.0));
+        self.original_ms.insert(unit, v.kernel_ms.unwrap_or(0.0));
         if let Some(s) = v.prep_s {
             self.prep_s.insert(unit, s);
         }
+        self.summary.columns_prepared += 1;
+        if v.original_deferred {
+            // Nothing measured of the original here yet: no baseline until a failing
+            // evaluation runs it (`on_deferred_original`), and the sibling's kernel time
+            // scales the watchdog meanwhile.
+            self.summary.original_deferred += 1;
+            self.deferred.insert(unit, v.clone());
+            self.check_original_time(unit, v.kernel_ms);
+            return Ok(());
+        }
+        self.summary.original_reused += usize::from(v.original_stored);
+        self.put_original(unit, v)
+    }
+
+    /// The column's original figures into the store (its baseline) and what they decide: a
+    /// column the validity gate refuses, or that the run's own bound rejects, is set aside
+    /// (`invalid`); one the original fails is noted (`kmut score` leaves it out).
+    fn put_original(&mut self, unit: UnitKey, v: &ColumnReport) -> Result<(), ExecError> {
+        let kernel_ms = v.kernel_ms;
         let plan = &self.plans[unit.sub];
         let col = &plan.columns[unit.col];
         // A preparation that took the original's figures from a baseline ran neither the original
@@ -44,8 +62,6 @@ impl Engine<'_> {
             tau64_orig: v.tau64_orig,
         };
         self.store.put_baseline(&b, self.run)?;
-        self.summary.columns_prepared += 1;
-        self.summary.original_reused += usize::from(v.original_stored);
         if let Some(layout) = v.steps.as_ref().and_then(|s| crate::steps::layout(&b.substrate, &b.target, &b.suite, b.seed, s)) {
             self.store.put_step_layout(&layout, self.run)?;
         }
@@ -64,12 +80,6 @@ impl Engine<'_> {
             self.maybe_close(unit);
             return Ok(());
         }
-        if let (Some(limit), Some(ms)) = (self.config.max_original_ms, kernel_ms) {
-            if ms > limit {
-                self.set_aside(unit.sub, &format!("its original takes {:.1} s per input here (limit {:.1} s)", ms / 1e3, limit / 1e3));
-                return Ok(());
-            }
-        }
         if b.tau.is_some_and(|t| t > self.config.tolerance) {
             self.reporter.note(&format!(
                 "{}: the original itself fails {} seed {} (tau* {:.3e}); kills on it mean nothing",
@@ -79,7 +89,52 @@ impl Engine<'_> {
                 b.tau.unwrap_or(f64::NAN)
             ));
         }
+        self.check_original_time(unit, kernel_ms);
         Ok(())
+    }
+
+    /// A substrate whose original is too slow here is set aside (`max_original_ms`).
+    fn check_original_time(&mut self, unit: UnitKey, kernel_ms: Option<f64>) {
+        if let (Some(limit), Some(ms)) = (self.config.max_original_ms, kernel_ms) {
+            if ms > limit {
+                self.set_aside(unit.sub, &format!("its original takes {:.1} s per input here (limit {:.1} s)", ms / 1e3, limit / 1e3));
+            }
+        }
+    }
+
+    /// The original's run that a failing evaluation triggered on a deferred column: its baseline
+    /// completes the preparation's, and its verdict on the column decides whether the
+    /// evaluation counts. Returns false where it must not: the original crashed there, or the
+    /// run's own bound rejects it (a column that would have been set aside before any mutant
+    /// ran on it, had the original run at the preparation). A column the original merely
+    /// fails keeps its evaluations, as a measured one does (the run notes it; `kmut score`
+    /// leaves the column out).
+    pub(super) fn on_deferred_original(&mut self, unit: UnitKey, run: &OriginalRun) -> Result<bool, ExecError> {
+        let Some(mut report) = self.deferred.remove(&unit) else {
+            // A second report for a column already completed (two workers on it): the first
+            // baseline stands, and the verdict it gave.
+            return Ok(!self.invalid.contains(&unit));
+        };
+        self.summary.deferred_run += 1;
+        if let Some(crash) = &run.crash {
+            let col = &self.plans[unit.sub].columns[unit.col];
+            self.reporter.note(&format!(
+                "{}: the original crashed on {} seed {} ({crash}) where a sibling column passed; no mutant's cell there decides anything",
+                self.plans[unit.sub].name, col.suite, col.seed
+            ));
+            self.invalid.insert(unit);
+            if let Some(u) = self.units.get_mut(&unit) {
+                u.pending.clear();
+            }
+            return Ok(false);
+        }
+        report.tau = run.tau;
+        report.max_abs = run.max_abs;
+        report.kernel_ms = run.kernel_ms.or(report.kernel_ms);
+        report.original_deferred = false;
+        self.original_ms.insert(unit, report.kernel_ms.unwrap_or(0.0));
+        self.put_original(unit, &report)?;
+        Ok(!self.invalid.contains(&unit))
     }
 
     pub(super) fn evaluation_from(&self, unit: UnitKey, cand: usize, v: &EvalReport) -> Evaluation {
