@@ -1269,3 +1269,24 @@ fn a_deferred_original_that_crashes_sets_its_column_aside_and_the_failing_cell_w
     assert_eq!(cells.iter().map(|c| c.1).collect::<Vec<_>>(), [1], "{cells:?}");
     assert_eq!(store.baselines("L1p1_x", TARGET).unwrap().len(), 1, "no baseline for a column whose original crashed");
 }
+
+#[test]
+fn a_failing_evaluation_whose_worker_ended_before_the_deferred_run_has_its_column_measured_next() {
+    // `latefatal-b` fails seed 2 and its worker ends with the result, before any deferred run:
+    // the replacement prepares seed 2 again for `survive-a` and measures the original there.
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let plans = vec![setup(&mut store, "L1p1_x", &["latefatal-b", "survive-a"])];
+    let log = dir.path().join("sent.log");
+    let mut cfg = config(dir.path(), true, 1);
+    cfg.defer_original = true;
+    cfg.worker_command.extend(["--log".into(), log.display().to_string()]);
+    let s = run(&mut store, &plans, cfg, 0);
+    assert!(s.failures.is_empty(), "{s:?}");
+    assert_eq!((s.decided, s.killed), (2, 1), "{s:?}");
+    let sent = deferred_in_requests(&log);
+    let seed2: Vec<bool> = sent.iter().filter(|(seed, _)| *seed == 2).map(|(_, d)| d.is_null()).collect();
+    assert_eq!(seed2, [false, true], "seed 2 deferred, then measured: {sent:?}");
+    let seeds: Vec<u64> = store.baselines("L1p1_x", TARGET).unwrap().iter().map(|b| b.seed).collect();
+    assert!(seeds.contains(&2), "{seeds:?}");
+}

@@ -6,6 +6,8 @@ It speaks the same protocol. What happens to a mutant is spelled by its id's pre
   survive-*   completes with tau* 1e-6
   oob-*       survives, but a canary was overwritten
   late-*      survives the first column, killed (tau* 0.5) on the others
+  latefatal-* survives the first column; on the others fails (tau* 0.5) and its worker exits after
+              the result ("fatal", no crash: the CPU backend's canary), running no deferred original
   crash-*     a CUDA error the context survives
   fatal-*     CUDA_ERROR_ILLEGAL_ADDRESS; the worker exits, as a poisoned context forces
   hang-*      announces its first launch, then never answers
@@ -253,8 +255,11 @@ def main():
             emit("result", **base, crash="CUDA_ERROR_INVALID_VALUE", detail="scripted", fatal=False)
             continue
         tau = {"kill": 0.5, "tight": 1e-3, "survive": 1e-6, "oob": 1e-6}.get(kind, 1e-6)
-        if kind == "late":
+        if kind in ("late", "latefatal"):
             tau = 1e-6 if column[1] == 1 else 0.5
+        if kind == "latefatal" and tau > 0.1:
+            emit("result", **base, tau=tau, max_abs=tau, max_rel=tau, fatal=True)
+            return 3
         if kind == "bigkill":
             tau = 0.5 if ":1000:" in column[0] else 1e-6
         base["canary"] = kind == "oob"

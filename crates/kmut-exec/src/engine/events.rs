@@ -104,6 +104,15 @@ impl Engine<'_> {
                         self.discard_result(i, unit, cand);
                     }
                 } else {
+                    if report.crash.is_none()
+                        && self.deferred.contains_key(&unit)
+                        && (!report.shape_ok || !matches!(report.tau, Some(t) if t <= self.config.tolerance))
+                    {
+                        // A failing evaluation whose worker could not run the deferred original
+                        // after it (it ended: a CPU canary, a column it could not restore): the
+                        // column's next preparation measures the original.
+                        self.must_measure.insert(unit);
+                    }
                     self.take_result(i, unit, cand, &report);
                 }
                 if report.fatal {

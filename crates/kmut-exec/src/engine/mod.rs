@@ -368,6 +368,9 @@ pub struct Engine<'a> {
     /// Columns prepared with the original's run deferred, and what their preparation reported
     /// (the sizes drawn, its peak and time): the baseline the deferred run completes.
     deferred: HashMap<UnitKey, ColumnReport>,
+    /// Columns a failing evaluation reached while their original's run was deferred, with no
+    /// deferred run after it (its worker ended): prepared again, they measure the original.
+    must_measure: HashSet<UnitKey>,
     /// Seconds each column's preparation took (its worker's report), and per substrate the
     /// summed wall seconds and count of its completed evaluations: what `worth_joining` weighs.
     prep_s: HashMap<UnitKey, f64>,
@@ -454,6 +457,7 @@ impl<'a> Engine<'a> {
             original_ms: HashMap::new(),
             known_originals: HashMap::new(),
             deferred: HashMap::new(),
+            must_measure: HashSet::new(),
             prep_s: HashMap::new(),
             eval_wall: HashMap::new(),
             slots: Vec::new(),

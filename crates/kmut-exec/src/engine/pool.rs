@@ -536,7 +536,7 @@ impl Engine<'_> {
     /// 2026-12-07 whole-corpus bench (600 mutants, a fresh store) the GPU was busy 92% of the
     /// run and about 30% of the kernels' launches were the original's, on 699 columns.
     fn deferred_original(&self, key: UnitKey, margin: bool) -> Option<DeferredOriginal> {
-        if !self.config.defer_original || margin {
+        if !self.config.defer_original || margin || self.must_measure.contains(&key) {
             return None;
         }
         let plan = &self.plans[key.sub];
