@@ -1285,8 +1285,8 @@ fn a_failing_evaluation_whose_worker_ended_before_the_deferred_run_has_its_colum
     assert!(s.failures.is_empty(), "{s:?}");
     assert_eq!((s.decided, s.killed), (2, 1), "{s:?}");
     let sent = deferred_in_requests(&log);
-    let seed2: Vec<bool> = sent.iter().filter(|(seed, _)| *seed == 2).map(|(_, d)| d.is_null()).collect();
-    assert_eq!(seed2, [false, true], "seed 2 deferred, then measured: {sent:?}");
+    let second_seed: Vec<bool> = sent.iter().filter(|(seed, _)| *seed == 2).map(|(_, d)| d.is_null()).collect();
+    assert_eq!(second_seed, [false, true], "seed 2 deferred, then measured: {sent:?}");
     let seeds: Vec<u64> = store.baselines("L1p1_x", TARGET).unwrap().iter().map(|b| b.seed).collect();
     assert!(seeds.contains(&2), "{seeds:?}");
 }
