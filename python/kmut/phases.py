@@ -87,7 +87,8 @@ def read_prepared(line: str) -> Prepared | None:
 def summary(lines: Any, after: int = 0) -> str:
     """`N columns prepared; seconds by phase: {...}` over the prepared lines after the first `after`
     of them (a warm machine's calls share one log), and on how many the original was not run
-    (its `original_stored` phase: the engine's stored figures stood in)."""
+    (its `original_stored` phase: the engine's stored figures stood in; `original_deferred`: its
+    run waited for the column's first failing evaluation)."""
     columns = [c for c in map(read_prepared, lines) if c is not None][after:]
     total: dict[str, float] = {}
     for c in columns:
@@ -95,7 +96,9 @@ def summary(lines: Any, after: int = 0) -> str:
             total[phase] = total.get(phase, 0.0) + ms
     ranked = {k: round(v / 1e3, 1) for k, v in sorted(total.items(), key=lambda kv: -kv[1])}
     stored = sum("original_stored" in c.ms for c in columns)
+    deferred = sum("original_deferred" in c.ms for c in columns)
     note = f"; the original's figures taken from the store on {stored}" if stored else ""
+    note += f"; the original's run deferred on {deferred}" if deferred else ""
     return f"{len(columns)} columns prepared; seconds by phase: {ranked}{note}"
 
 

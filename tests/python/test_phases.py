@@ -50,6 +50,8 @@ def test_the_summary_skips_an_earlier_call_s_columns_and_ranks_phases_by_time():
     assert summary(lines, after=1) == "1 columns prepared; seconds by phase: {'draw': 1.7, 'original_kernels': 0.0, 'ref': 0.0}"
     stored = "  [worker 9] prepared L1p1_x T0_original seed 2: draw 5 ms original_setup 3 ms original_stored 0 ms original 1 ms; ready at 1.0\n"
     assert summary([*lines, stored]).endswith("; the original's figures taken from the store on 1")
+    deferred = stored.replace("original_stored", "original_deferred").replace("seed 2", "seed 3")
+    assert summary([*lines, stored, deferred]).endswith("; the original's figures taken from the store on 1; the original's run deferred on 1")
 
 
 def test_the_command_counts_and_sums_a_log_and_names_one_it_cannot_read(tmp_path):
