@@ -133,6 +133,7 @@ fn config(dir: &Path, first_kill: bool, workers: usize) -> EngineConfig {
         // Off here so the scripted figures of the other tests stay as they were; the deferral's
         // own tests turn it on.
         defer_original: false,
+        cells_need_baseline: false,
     }
 }
 
@@ -1248,6 +1249,15 @@ fn a_sibling_seed_defers_the_original_to_the_columns_first_failing_evaluation() 
         let twin = measured.iter().find(|m| m.seed == b.seed).unwrap();
         assert_eq!((b.tau, b.max_abs, b.kernel_ms, &b.sizes), (twin.tau, twin.max_abs, twin.kernel_ms, &twin.sizes), "seed {}", b.seed);
     }
+    // A pass that needs every column's original (`kmut audit`) takes no cell from seed 3, whose
+    // original never ran: it evaluates `survive-a` there again, measuring the original first.
+    let mut audit = config(dir.path(), true, 1);
+    audit.cells_need_baseline = true;
+    let again = run(&mut deferring, &plans, audit, 0);
+    assert_eq!((again.evaluations, again.columns_prepared, again.original_deferred), (1, 1, 0), "{again:?}");
+    let seeds: Vec<u64> = deferring.baselines("L1p1_x", TARGET).unwrap().iter().map(|b| b.seed).collect();
+    assert_eq!(seeds, [1, 2, 3]);
+    assert_eq!(cells_of(&deferring, "L1p1_x"), cells_of(&measuring, "L1p1_x"));
 }
 
 #[test]

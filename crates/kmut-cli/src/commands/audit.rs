@@ -259,6 +259,7 @@ fn run_judge(
         // The audit reads every column's original tau* at each protocol's tolerance (false
         // kills), so no column's original may wait for a kill.
         defer_original: false,
+        cells_need_baseline: true,
     };
     let run_id = compiled.store.begin_run(&format!("audit {label}"), "", &compiled.target)?;
     let reporter = RunProgress::new();

@@ -235,6 +235,7 @@ pub(crate) fn engine_config(args: &RunArgs, s: &Setting<'_>, worker_command: Vec
         heavy_first: true,
         reuse_original: !args.rerun_original,
         defer_original: !args.rerun_original,
+        cells_need_baseline: false,
     }
 }
 

@@ -135,6 +135,11 @@ pub struct EngineConfig {
     /// (`protocol::DeferredOriginal`; `kmut run --rerun-original` turns it off too). Off in
     /// `kmut audit`, which reads every column's original tau\* at each protocol's tolerance.
     pub defer_original: bool,
+    /// Stored cells count as done only on columns with a baseline of the original (any image):
+    /// a cell on a column whose original's run an earlier `kmut run` deferred and never made is
+    /// evaluated again, the column prepared with the original measured. On in `kmut audit`,
+    /// whose false kills read each column's tau\* at every protocol's tolerance.
+    pub cells_need_baseline: bool,
 }
 
 /// The default `EngineConfig::spare_host_reserve`: 16 GiB.

@@ -26,8 +26,10 @@ impl Engine<'_> {
             }
             // Footprints measured by earlier runs budget this one's memory from the start, and
             // generated columns the validity gate refused (for the same original) stay skipped.
+            let mut measured = BTreeSet::new();
             for b in self.store.baselines(&plan.name, &self.config.target)? {
                 let Some(col) = plan.columns.iter().position(|k| k.suite == b.suite && k.seed == b.seed) else { continue };
+                measured.insert(col);
                 if let Some(bytes) = b.peak_bytes {
                     self.ledger.measured(sub, col, crate::memory::size_class(&plan.columns[col].suite), bytes);
                 }
@@ -51,7 +53,8 @@ impl Engine<'_> {
                 .map(|c| {
                     let mut st = MutantState { killed: false, evaluated: BTreeSet::new() };
                     for e in by_id.get(c.id.as_str()).into_iter().flatten().filter(|e| e.image == c.image_id) {
-                        if let Some(col) = plan.columns.iter().position(|k| k.suite == e.suite && k.seed == e.seed) {
+                        let col = plan.columns.iter().position(|k| k.suite == e.suite && k.seed == e.seed);
+                        if let Some(col) = col.filter(|c| !self.config.cells_need_baseline || measured.contains(c)) {
                             st.evaluated.insert(col);
                             st.killed |= e.kills_at(self.config.tolerance);
                         }
