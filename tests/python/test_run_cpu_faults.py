@@ -237,3 +237,18 @@ def test_a_sibling_seed_defers_the_original_to_a_failing_evaluation_and_decides_
         # First kill: nothing fails past the first seed, so no deferred run and one baseline;
         # the full matrix: a failing mutant on each deferred column runs its original there.
         assert (int(m[3]), len(taken)) == ((2, 3) if mode else (0, 1)), (mode, m[0], taken)
+    # An audit reads every column's original at each protocol's tolerance. Take the first-kill
+    # store's one baseline away (as if a run had deferred that column too and never run it): the
+    # audit takes no cell from the column, evaluates its witnessed mutants there again, and
+    # measures the original first, to the same figures.
+    with sqlite3.connect(tmp_path / "d0.sqlite") as db:
+        db.execute("DELETE FROM baselines")
+    cmd = [*kmut_cmd, "audit", "official", "--substrate", str(demo), "--backend", "cpu", "--store", str(tmp_path / "d0.sqlite"),
+           "--cache", str(tmp_path / "cache"), "--cpu-workers", "2", *[a for r in rules for a in ("--rules", r)]]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=dict(os.environ, KMUT_NO_PROGRESS="1"), check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    cells, taken = read(tmp_path / "d0.sqlite")
+    same_cells, every = read(tmp_path / "m0.sqlite")
+    first = [c for c in every if c[1] == 1]
+    assert list(taken) == first and taken[first[0]] == every[first[0]], (taken, every)
+    assert cells == same_cells

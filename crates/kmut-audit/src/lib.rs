@@ -618,7 +618,12 @@ pub fn needs(store: &Store, desc: &kmut_model::SubstrateDescription, options: &A
             continue;
         }
         let mine = cells.get(m.id.as_str()).map(Vec::as_slice).unwrap_or_default();
-        if matches!(search.witness(mine), Witness::By { .. }) && j.verdict(&statuses, mine) == Verdict::Undecided {
+        // A cell on a column with no baseline (a `kmut run` that deferred the column's original
+        // and never ran it): whether this judge's tolerance rejects the original there is
+        // unknown, so the mutant runs there again, with the original measured first.
+        let unmeasured =
+            mine.iter().any(|e| j.columns.iter().zip(&statuses).any(|(c, s)| *s == ColumnStatus::Missing && c.suite == e.suite && c.seed == e.seed));
+        if matches!(search.witness(mine), Witness::By { .. }) && (unmeasured || j.verdict(&statuses, mine) == Verdict::Undecided) {
             mutants.insert(m.id.clone());
         }
     }

@@ -358,3 +358,22 @@ fn what_a_judge_still_needs_leaves_out_the_inputs_the_original_fails() {
     let bound = |n: &kmut_audit::Need| n.bound.expect("a judge's bound");
     assert!(bound(&kbv).fails(Some(5e-3), Some(5e-3)) && !bound(&mid).fails(Some(5e-3), Some(5e-3)));
 }
+
+#[test]
+fn a_cell_on_a_column_without_a_baseline_is_needed_again_under_every_judge() {
+    // `kmut run` deferred the original on the third trial and no evaluation there failed, so the
+    // column holds cells but no baseline. `decided` is killed on the first trial, so official
+    // calls it decided; its cell on the third trial still sends it back there, where the audit's
+    // run measures the original before judging it at each protocol's tolerance.
+    let mut f = fixture("L1p1_x", &[("decided", Family::Arithmetic)], &[]);
+    let mut all = cells("decided", 1e-6, 1e-6, 0.5);
+    all[0].tau = Some(0.5);
+    f.store.put_evaluations(&all, f.run).unwrap();
+    let options = AuditOptions { protocols: protocols(&["official"]), backend: Backend::Gpu, baseline: 0, examples: 0 };
+    assert!(kmut_audit::needs(&f.store, &desc("L1p1_x"), &options, 0).unwrap().mutants.is_empty(), "every column measured: decided");
+    let db = rusqlite::Connection::open(f._dir.path().join("s.sqlite")).unwrap();
+    db.execute("DELETE FROM baselines WHERE suite = 'T0_original' AND seed = 3", []).unwrap();
+    let need = kmut_audit::needs(&f.store, &desc("L1p1_x"), &options, 0).unwrap();
+    assert_eq!(need.mutants.iter().collect::<Vec<_>>(), ["decided"]);
+    assert!(need.columns.iter().any(|c| c.suite == "T0_original" && c.seed == 3));
+}
