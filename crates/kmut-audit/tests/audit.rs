@@ -73,7 +73,7 @@ fn cell(id: &str, suite: &str, seed: u64, tau: f64) -> Evaluation {
 }
 
 struct Fixture {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     store: Store,
     run: i64,
 }
@@ -128,7 +128,7 @@ fn fixture(name: &str, ids: &[(&str, Family)], original: &[(&str, u64, f64)]) ->
         };
         store.put_baseline(&b, run).unwrap();
     }
-    Fixture { _dir: dir, store, run }
+    Fixture { dir, store, run }
 }
 
 fn protocols(names: &[&str]) -> Vec<Protocol> {
@@ -371,7 +371,7 @@ fn a_cell_on_a_column_without_a_baseline_is_needed_again_under_every_judge() {
     f.store.put_evaluations(&all, f.run).unwrap();
     let options = AuditOptions { protocols: protocols(&["official"]), backend: Backend::Gpu, baseline: 0, examples: 0 };
     assert!(kmut_audit::needs(&f.store, &desc("L1p1_x"), &options, 0).unwrap().mutants.is_empty(), "every column measured: decided");
-    let db = rusqlite::Connection::open(f._dir.path().join("s.sqlite")).unwrap();
+    let db = rusqlite::Connection::open(f.dir.path().join("s.sqlite")).unwrap();
     db.execute("DELETE FROM baselines WHERE suite = 'T0_original' AND seed = 3", []).unwrap();
     let need = kmut_audit::needs(&f.store, &desc("L1p1_x"), &options, 0).unwrap();
     assert_eq!(need.mutants.iter().collect::<Vec<_>>(), ["decided"]);
