@@ -121,3 +121,31 @@ def interrupted_at(args: list[str], marker: str, env: dict, wait: float = 300, s
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
     return p.returncode, out, seen + err
+
+
+def cells_and_baselines(store) -> tuple[list[tuple], dict[tuple, list]]:
+    """A store's cells (sorted) and its baselines by (suite, seed): what the deferred original's
+    tests compare between a run that deferred it and one that measured every column."""
+    import sqlite3
+
+    with sqlite3.connect(store) as db:
+        cells = db.execute("SELECT mutant, suite, seed, outcome, crash, tau, max_abs, nonfinite, shape_ok FROM evaluations ORDER BY 1, 2, 3").fetchall()
+        baselines = {(s, seed): rest for s, seed, *rest in db.execute("SELECT suite, seed, sizes, tau, max_abs, image, backend FROM baselines")}
+    return cells, baselines
+
+
+def assert_deferral_agrees(deferring, measuring, columns: int, what) -> tuple[list[tuple], dict[tuple, list]]:
+    """The run into `deferring` (the original deferred) stored every cell of the run into
+    `measuring` (`--rerun-original`, `columns` baselines), and each baseline it took is the
+    measured one; a column it left without a baseline had no evaluation that failed the
+    comparison (at the official 1e-2). Returns the deferring store's cells and baselines."""
+    cells, taken = cells_and_baselines(deferring)
+    same_cells, every = cells_and_baselines(measuring)
+    assert len(cells) > 4 and cells == same_cells, what
+    assert len(every) == columns and set(taken) <= set(every), (what, taken, every)
+    for column, figures in taken.items():
+        assert figures == every[column], (what, column)
+    for suite, seed in set(every) - set(taken):
+        failing = [c for c in cells if (c[1], c[2]) == (suite, seed) and c[3] == "completed" and (not c[8] or c[5] is None or c[5] > 1e-2)]
+        assert not failing, (what, suite, seed, failing)
+    return cells, taken

@@ -13,7 +13,7 @@ import sqlite3
 import subprocess
 import time
 
-from .conftest import ROOT, workers_of
+from .conftest import ROOT, assert_deferral_agrees, cells_and_baselines, workers_of
 
 DEMO = str(ROOT / "tests" / "fixtures" / "L1p19_fault_demo.py")
 
@@ -210,12 +210,6 @@ def test_a_sibling_seed_defers_the_original_to_a_failing_evaluation_and_decides_
         assert out.returncode == 0, out.stderr[-3000:]
         return out.stderr
 
-    def read(store):
-        with sqlite3.connect(store) as db:
-            cells = db.execute("SELECT mutant, suite, seed, outcome, crash, tau, max_abs, nonfinite, shape_ok FROM evaluations ORDER BY 1, 2, 3").fetchall()
-            baselines = {(s, seed): rest for s, seed, *rest in db.execute("SELECT suite, seed, sizes, tau, max_abs, image FROM baselines")}
-        return cells, baselines
-
     for mode in ([], ["--full-matrix"]):
         deferring, measuring = tmp_path / f"d{len(mode)}.sqlite", tmp_path / f"m{len(mode)}.sqlite"
         said = run(deferring, *mode)
@@ -224,16 +218,7 @@ def test_a_sibling_seed_defers_the_original_to_a_failing_evaluation_and_decides_
         assert "deferred" not in run(measuring, "--rerun-original", *mode)
         log = deferring.with_name(deferring.name + ".workers.log").read_text().splitlines()
         assert any(" prepared " in line and "original_deferred" in line and "original_kernels" not in line for line in log)
-        cells, taken = read(deferring)
-        same_cells, every = read(measuring)
-        assert len(cells) > 10 and cells == same_cells, mode
-        assert len(every) == 3 and set(taken) <= set(every), (mode, taken, every)
-        for column, figures in taken.items():
-            assert figures == every[column], (mode, column)
-        # A column left without a baseline had no evaluation there that failed the comparison.
-        for suite, seed in set(every) - set(taken):
-            failing = [c for c in cells if (c[1], c[2]) == (suite, seed) and c[3] == "completed" and (not c[8] or c[5] is None or c[5] > 1e-2)]
-            assert not failing, (mode, suite, seed, failing)
+        cells, taken = assert_deferral_agrees(deferring, measuring, 3, mode)
         # First kill: nothing fails past the first seed, so no deferred run and one baseline;
         # the full matrix: a failing mutant on each deferred column runs its original there.
         assert (int(m[3]), len(taken)) == ((2, 3) if mode else (0, 1)), (mode, m[0], taken)
@@ -247,8 +232,8 @@ def test_a_sibling_seed_defers_the_original_to_a_failing_evaluation_and_decides_
            "--cache", str(tmp_path / "cache"), "--cpu-workers", "2", *[a for r in rules for a in ("--rules", r)]]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=dict(os.environ, KMUT_NO_PROGRESS="1"), check=False)
     assert out.returncode == 0, out.stderr[-3000:]
-    cells, taken = read(tmp_path / "d0.sqlite")
-    same_cells, every = read(tmp_path / "m0.sqlite")
+    cells, taken = cells_and_baselines(tmp_path / "d0.sqlite")
+    same_cells, every = cells_and_baselines(tmp_path / "m0.sqlite")
     first = [c for c in every if c[1] == 1]
     assert list(taken) == first and taken[first[0]] == every[first[0]], (taken, every)
     assert cells == same_cells

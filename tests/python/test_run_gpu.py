@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, assert_deferral_agrees
 
 DEMO = str(ROOT / "tests" / "fixtures" / "L1p19_fault_demo.py")
 
@@ -144,23 +144,9 @@ def test_a_sibling_seed_defers_the_original_on_a_gpu(kmut_cmd, tmp_path):
         assert out.returncode == 0, out.stderr[-3000:]
         return out.stderr
 
-    def read(store):
-        with sqlite3.connect(store) as db:
-            cells = db.execute("SELECT mutant, suite, seed, outcome, crash, tau, max_abs, nonfinite, shape_ok FROM evaluations ORDER BY 1, 2, 3").fetchall()
-            baselines = {(s, seed): rest for s, seed, *rest in db.execute("SELECT suite, seed, sizes, tau, max_abs, image, backend FROM baselines")}
-        return cells, baselines
-
     for mode in ([], ["--full-matrix"]):
         deferring, measuring = tmp_path / f"d{len(mode)}.sqlite", tmp_path / f"m{len(mode)}.sqlite"
         said = run(deferring, *mode)
         assert re.search(r"run: [1-9]\d* of \d+ column preparations deferred the original's run", said), said[-2000:]
         run(measuring, "--rerun-original", *mode)
-        cells, taken = read(deferring)
-        same_cells, every = read(measuring)
-        assert len(cells) > 4 and cells == same_cells, mode
-        assert len(every) == 5 and set(taken) <= set(every), (mode, taken, every)
-        for column, figures in taken.items():
-            assert figures == every[column], (mode, column)
-        for suite, seed in set(every) - set(taken):
-            failing = [c for c in cells if (c[1], c[2]) == (suite, seed) and c[3] == "completed" and (not c[8] or c[5] is None or c[5] > 1e-2)]
-            assert not failing, (mode, suite, seed, failing)
+        assert_deferral_agrees(deferring, measuring, 5, mode)

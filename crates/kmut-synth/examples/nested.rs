@@ -107,15 +107,14 @@ impl Near {
     }
 }
 
-/// Greedy over new kills plus `alpha` x `Near::credit`; only candidates that add a kill are
-/// picked (`pad` fills the rest); ties (same score) to the earliest.
-fn near(p: &Problem, mask: &Bits, n: &Near, max: usize, alpha: f64, from: usize) -> Vec<usize> {
+/// Greedy over new kills plus `bonus(candidate, covered)`, after the picks in `start`; only
+/// candidates that add a kill are picked (`pad` fills the rest); ties (same score) to the earliest.
+fn scored_greedy(p: &Problem, mask: &Bits, max: usize, start: Vec<usize>, bonus: impl Fn(usize, &Bits) -> f64) -> Vec<usize> {
     let mut covered = Bits::new(p.mutants.len());
-    let mut picks: Vec<usize> = Vec::new();
-    for c in greedy(p, mask, &[], from.min(max)) {
+    for &c in &start {
         covered.union_with(&p.kills[c]);
-        picks.push(c);
     }
+    let mut picks = start;
     while picks.len() < max {
         let mut best: Option<(f64, usize)> = None;
         for c in (0..p.candidates.len()).filter(|c| !picks.contains(c)) {
@@ -123,7 +122,7 @@ fn near(p: &Problem, mask: &Bits, n: &Near, max: usize, alpha: f64, from: usize)
             if gain == 0 {
                 continue;
             }
-            let score = gain as f64 + alpha * n.credit(p, c, mask, &covered);
+            let score = gain as f64 + bonus(c, &covered);
             if best.is_none_or(|(s, _)| score > s) {
                 best = Some((score, c));
             }
@@ -133,6 +132,11 @@ fn near(p: &Problem, mask: &Bits, n: &Near, max: usize, alpha: f64, from: usize)
         picks.push(c);
     }
     picks
+}
+
+/// `scored_greedy` with `alpha` x `Near::credit`, after greedy's first `from` picks.
+fn near(p: &Problem, mask: &Bits, n: &Near, max: usize, alpha: f64, from: usize) -> Vec<usize> {
+    scored_greedy(p, mask, max, greedy(p, mask, &[], from.min(max)), |c, covered| alpha * n.credit(p, c, mask, covered))
 }
 
 /// Greedy maximum coverage on `mask` whose ties go to the smallest `rank(step, candidate)`.
@@ -152,29 +156,10 @@ fn greedy_ranked<K: Ord>(p: &Problem, mask: &Bits, max: usize, rank: impl Fn(usi
     picks
 }
 
-/// Greedy over new kills plus `alpha` x the kind's normalised prior weight (`Rule::Smoothed`);
-/// only candidates that add a kill are picked (`pad` fills the rest), ties to the earliest.
+/// `scored_greedy` with `alpha` x the kind's prior weight over the heaviest (`Rule::Smoothed`).
 fn smoothed(p: &Problem, mask: &Bits, prior: &Prior, max: usize, alpha: f64) -> Vec<usize> {
     let heaviest = (0..p.candidates.len()).map(|c| prior.weight(p, c)).max().unwrap_or(0).max(1) as f64;
-    let mut covered = Bits::new(p.mutants.len());
-    let mut picks: Vec<usize> = Vec::new();
-    while picks.len() < max {
-        let mut best: Option<(f64, usize)> = None;
-        for c in (0..p.candidates.len()).filter(|c| !picks.contains(c)) {
-            let gain = p.kills[c].count_new(mask, &covered);
-            if gain == 0 {
-                continue;
-            }
-            let score = gain as f64 + alpha * prior.weight(p, c) as f64 / heaviest;
-            if best.is_none_or(|(s, _)| score > s) {
-                best = Some((score, c));
-            }
-        }
-        let Some((_, c)) = best else { break };
-        covered.union_with(&p.kills[c]);
-        picks.push(c);
-    }
-    picks
+    scored_greedy(p, mask, max, Vec::new(), |c, _| alpha * prior.weight(p, c) as f64 / heaviest)
 }
 
 /// The greedy order of `rule` on `mask` (up to `max` inputs).
