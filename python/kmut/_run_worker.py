@@ -537,27 +537,35 @@ class Worker:
         if req["eval"] >= 0 and not result.get("fatal"):
             self.check_column(result)
         if req["eval"] >= 0 and not result.get("fatal") and fails_comparison(result, col.get("deferred_tolerance")):
-            result["original"] = self.deferred_original()
+            self.deferred_original(result)
         if clock is not None:
             clock.mark("check")
             result["phases_ms"] = clock.totals_ms()
         result["wall_ms"] = (time.perf_counter() - wall) * 1e3
         return result
 
-    def deferred_original(self) -> dict[str, Any]:
-        """The original's run the column's preparation deferred, made now that an evaluation
-        failed there: its figures, or its crash. The column's inputs were checked (and
-        restored) after that evaluation, so the original reads what it would have read at the
-        preparation; whatever its outcome, the column's original has run."""
+    def deferred_original(self, result: dict[str, Any]) -> None:
+        """The original's run the column's preparation deferred, made now that the evaluation
+        `result` failed there: its figures, or its crash, go with the result ("original"). The
+        column's inputs were checked (and restored) after that evaluation, so the original reads
+        what it would have read at the preparation. A crash that poisons the context ends the
+        worker after this result ("fatal"). A failure of the machine (out of memory) is no
+        verdict on the original: the result goes without it, the column stays deferred here, and
+        the engine measures the column at its next preparation."""
         col = self.column
         assert col is not None
-        col["deferred_tolerance"] = None
+        tolerance, col["deferred_tolerance"] = col["deferred_tolerance"], None
         run = self.run_original()
         self.original_out = None
-        if run.get("crash") or run.get("environment"):
-            return {"crash": run.get("crash") or "environment", "detail": run.get("detail") or run.get("environment")}
+        if run.get("environment"):
+            col["deferred_tolerance"] = tolerance
+            return
+        if run.get("crash"):
+            result["original"] = {"crash": run["crash"], "detail": run.get("detail")}
+            result["fatal"] = bool(result.get("fatal") or run.get("fatal"))
+            return
         col["original_tau"] = run["tau"]
-        return {"tau": run["tau"], "max_abs": run["max_abs"], "kernel_ms": run["kernel_ms"]}
+        result["original"] = {"tau": run["tau"], "max_abs": run["max_abs"], "kernel_ms": run["kernel_ms"]}
 
     def check_column(self, result: dict[str, Any]) -> None:
         """After every evaluation, whatever it returned: a stray write can land past the

@@ -13,7 +13,7 @@ import textwrap
 import pytest
 import torch
 from kmut import replay
-from kmut._run_worker import Worker
+from kmut._run_worker import Worker, fails_comparison, worst_first
 from kmut.guards import CANARY_ELEMENTS, CPU_CANARY_BYTE, canaries_intact, checksum, guard_buffers, guarded_copy
 from kmut.replay import Tail, launch_key
 from kmut.scratch import Scratch
@@ -619,3 +619,19 @@ def test_a_step_s_launch_arguments_are_its_tensors_addresses_then_its_scalars():
     args = s.launch_args()
     assert args[:2] == [struct.pack("<Q", x.data_ptr()), struct.pack("<Q", y.data_ptr())]
     assert args[2:] == [struct.pack("<i", -3), struct.pack("<q", 1 << 40), struct.pack("<f", 0.5)]
+
+
+def test_a_deferred_original_waits_for_a_result_that_fails_the_comparison_and_never_for_a_crash():
+    ok = {"tau": 1e-3, "shape_ok": True}
+    assert not fails_comparison(ok, 1e-2) and fails_comparison(ok, 1e-4)
+    assert fails_comparison({"tau": math.nan, "shape_ok": True}, 1e-2), "NaN fails as the engine's kills_at says"
+    assert fails_comparison({"tau": 0.0, "shape_ok": False}, 1e-2), "a wrong shape fails"
+    assert not fails_comparison({"tau": None, "crash": "CUDA_ERROR_ILLEGAL_ADDRESS"}, 1e-2), "a crash is a kill whatever the original does"
+    assert not fails_comparison({"environment": "out of memory"}, 1e-2)
+    assert not fails_comparison({"tau": 0.5, "shape_ok": True}, None), "the original has run: nothing waits"
+    # The worst of several runs (thread orders): a wrong shape, then the larger tau*, NaN above all;
+    # a deferred original's placeholder (no tau) is never the worst.
+    runs = [{"tau": None, "shape_ok": True}, {"tau": 1e-3, "shape_ok": True}, {"tau": math.nan, "shape_ok": True}]
+    assert math.isnan(max(runs, key=worst_first)["tau"])
+    assert max([*runs, {"tau": 0.0, "shape_ok": False}], key=worst_first)["shape_ok"] is False
+    assert max(runs[:2], key=worst_first)["tau"] == 1e-3
