@@ -607,23 +607,18 @@ class Worker:
         steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch, self.canary_byte)
         capture = self.step_capture(steps, original=req["eval"] < 0)
         known = req.get("known") if req["eval"] < 0 else None
-        if known is not None and capture is None and known.get("deferred"):
-            # Nothing reads the original's outputs, and a sibling of the same sizes gave its
-            # kernel time: the run waits for the column's first failing evaluation (`evaluate`).
+        if known is not None and capture is None:
+            # Nothing on this column reads the original's outputs (no kept steps): its buffers are
+            # allocated and guarded, so the column's held memory still counts one run's, and
+            # nothing is launched. Either the store holds its figures here ("stored"), or a
+            # sibling of the same sizes gave its kernel time and the run waits for the column's
+            # first failing evaluation ("deferred", `evaluate`).
+            how = "deferred" if known.get("deferred") else "stored"
             mark("original_setup")
-            mark("original_deferred")
-            return {"tau": None, "max_abs": None, "max_rel": math.nan, "nonfinite": False, "shape_ok": True,
+            mark(f"original_{how}")
+            return {"tau": known.get("tau"), "max_abs": known.get("max_abs"), "max_rel": math.nan, "nonfinite": False, "shape_ok": True,
                     "kernel_ms": known["kernel_ms"], "canary": False, "tail_steps": 0, "skipped_steps": 0,
-                    "steps_total": len(steps) if len(steps) > 1 else 0, "deferred": True}
-        if known is not None and capture is None and not known.get("deferred"):
-            # Nothing on this column reads the original's outputs (no kept steps), and the store
-            # holds its figures here: its buffers are allocated and guarded, so the column's
-            # held memory still counts one run's, and nothing is launched.
-            mark("original_setup")
-            mark("original_stored")
-            return {"tau": known["tau"], "max_abs": known["max_abs"], "max_rel": math.nan, "nonfinite": False, "shape_ok": True,
-                    "kernel_ms": known["kernel_ms"], "canary": False, "tail_steps": 0, "skipped_steps": 0,
-                    "steps_total": len(steps) if len(steps) > 1 else 0, "stored": True}
+                    "steps_total": len(steps) if len(steps) > 1 else 0, how: True}
         skip = replay.prefix_steps(col, req, steps, self.skip_prefix)
         last = replay.tail_from(col, req, steps, self.skip_tail)
         zeros = set(K.zero_init)

@@ -158,8 +158,9 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             "prefetch" => Some(Configuration { name: "no-prefetch".into(), prefetch: false, ..this.clone() }),
             // One lever alone: the heaviest protocol columns taken in the usual order.
             "heavy-first" => Some(Configuration { name: "no-heavy-first".into(), heavy_first: false, ..this.clone() }),
-            // One lever alone: the original run on every column prepared, also where this
-            // configuration's earlier preparation of the column measured it.
+            // The original run on every column prepared: neither taken from this
+            // configuration's earlier preparation of the column nor deferred to a failing
+            // evaluation where a sibling seed was measured (`reuse_original` turns off both).
             "rerun-original" => Some(Configuration { name: "rerun-original".into(), reuse_original: false, ..this.clone() }),
             // The defaults before the throughput work: two workers per GPU, float64 throughout,
             // every pipeline step launched.

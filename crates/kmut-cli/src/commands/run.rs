@@ -433,7 +433,7 @@ pub(super) fn print_summary(s: &RunSummary) {
     }
     if s.original_deferred > 0 {
         eprintln!(
-            "run: {} of {} column preparations deferred the original's run (a sibling seed of the same suite measured it here); it ran later on {} of them, at their first failing evaluation, and the rest hold no baseline: no evaluation there failed, so the original's tau* decides nothing (--rerun-original runs it)",
+            "run: {} of {} column preparations deferred the original's run (a sibling seed of the same suite measured it here); it ran later on {} of them, at their first failing evaluation; the rest hold no baseline, since no evaluation there failed (or its worker ended before the original could run, and the column is measured when next prepared) (--rerun-original runs it)",
             s.original_deferred, s.columns_prepared, s.deferred_run
         );
     }

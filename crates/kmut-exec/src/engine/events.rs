@@ -104,15 +104,6 @@ impl Engine<'_> {
                         self.discard_result(i, unit, cand);
                     }
                 } else {
-                    if report.crash.is_none()
-                        && self.deferred.contains_key(&unit)
-                        && (!report.shape_ok || !matches!(report.tau, Some(t) if t <= self.config.tolerance))
-                    {
-                        // A failing evaluation whose worker could not run the deferred original
-                        // after it (it ended: a CPU canary, a column it could not restore): the
-                        // column's next preparation measures the original.
-                        self.must_measure.insert(unit);
-                    }
                     self.take_result(i, unit, cand, &report);
                 }
                 if report.fatal {
@@ -128,6 +119,12 @@ impl Engine<'_> {
     /// An evaluation's result into the run: its cell, its step rows and replay counts.
     fn take_result(&mut self, i: usize, unit: UnitKey, cand: usize, report: &EvalReport) {
         let e = self.evaluation_from(unit, cand, report);
+        if e.outcome == Outcome::Completed && e.kills_at(self.config.tolerance) && self.deferred.contains_key(&unit) {
+            // A failing evaluation on a column still deferred: its worker could not run the
+            // original after it (it ended: a CPU canary, a column it could not restore; or the
+            // machine failed that run), so the column's next preparation measures the original.
+            self.must_measure.insert(unit);
+        }
         self.summary.pipeline_steps += report.steps_total;
         self.summary.steps_replayed += report.skipped_steps;
         self.summary.tail_replayed += report.tail_steps;
