@@ -721,7 +721,7 @@ class Worker:
                 s.output.copy_(tail.kept[i])  # type: ignore[union-attr]
                 tail.replayed += 1  # type: ignore[union-attr]
             else:
-                launch(s)
+                launch(i, s)
             if capture is not None:
                 capture.after(i)
             if tail is not None and i == tail.last:
@@ -730,7 +730,7 @@ class Worker:
         if self.cpu:
             start = time.perf_counter()
             for i, s in enumerate(steps):
-                run_step(i, s, lambda s: by_kernel[s.kernel].run([s], torch, order))
+                run_step(i, s, lambda _, s: by_kernel[s.kernel].run([s], torch, order))
             return (time.perf_counter() - start) * 1e3
         stream = torch.cuda.current_stream()
         begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -738,12 +738,13 @@ class Worker:
         # Every launched step's arguments are packed before the first event, so the timed window
         # holds launches only: on a recurrent network's thousands of tiny steps the GPU otherwise
         # waits for Python's packing between kernels, and the kernel time counts that wait.
-        # (A step the tail replays instead wastes its packing, a few microseconds.)
-        packed = {id(s): s.launch_args() for s in steps[len(prefix):]}
+        # (A step the tail replays instead wastes its packing, a few microseconds.) Indexed by
+        # position: the prefix's steps are copied, not launched, and pack nothing.
+        packed = [None] * len(prefix) + [s.launch_args() for s in steps[len(prefix):]]
 
-        def launch(s: Any) -> None:
+        def launch(i: int, s: Any) -> None:
             launcher = by_kernel[s.kernel]
-            launcher.module.launch(launcher.symbol(s.kernel), s.grid, s.block, packed[id(s)], stream.cuda_stream)
+            launcher.module.launch(launcher.symbol(s.kernel), s.grid, s.block, packed[i], stream.cuda_stream)
 
         begin.record()
         for i, s in enumerate(steps):
