@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from .conftest import ROOT, assert_deferral_agrees
+from .conftest import ROOT, assert_deferral_agrees, cells_and_baselines
 
 DEMO = str(ROOT / "tests" / "fixtures" / "L1p19_fault_demo.py")
 
@@ -108,8 +108,10 @@ def test_a_column_the_store_measured_is_prepared_without_the_original_on_a_gpu(k
         return out.stderr
 
     first, again = tmp_path / "first.sqlite", tmp_path / "again.sqlite"
-    # Measured on every column (no deferred original), so the second run finds all five baselines.
+    # Every column this run prepares is measured (no deferred original); under first kill it may
+    # leave a trial unprepared, which the second run then defers (2026-12-07, on an H100: four).
     run(first, "arith-plus-to-minus", rerun=True)
+    measured = cells_and_baselines(first)[1]
     again.write_bytes(first.read_bytes())
     more = ("arith-plus-to-minus", "precision-*", "semantic-*")
     assert "took the original's figures from a stored baseline" in run(first, *more)
@@ -117,14 +119,10 @@ def test_a_column_the_store_measured_is_prepared_without_the_original_on_a_gpu(k
     lines = [line for line in (tmp_path / "first.sqlite.workers.log").read_text().splitlines() if " prepared " in line]
     assert any("original_stored" in line and "original_kernels" not in line for line in lines), lines
 
-    def cells(store):
-        with sqlite3.connect(store) as db:
-            return (db.execute("SELECT mutant, suite, seed, outcome, crash, tau, max_abs, nonfinite, shape_ok FROM evaluations ORDER BY 1, 2, 3").fetchall(),
-                    db.execute("SELECT substrate, suite, seed, sizes, tau, max_abs, image, backend FROM baselines ORDER BY 1, 2, 3").fetchall())
-
-    evaluations, baselines = cells(first)
-    assert len(evaluations) > 4 and len(baselines) == 5, baselines
-    assert (evaluations, baselines) == cells(again)
+    # The same cells as the run that measured every column; a column the first store still has
+    # no baseline for was deferred and saw no failing evaluation.
+    _, taken = assert_deferral_agrees(first, again, 5, "stored, then deferred")
+    assert measured and set(measured) <= set(taken), (measured, taken)
 
 
 @pytest.mark.gpu
