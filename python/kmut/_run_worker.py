@@ -64,7 +64,7 @@ from typing import Any
 
 from . import generators, jsonlines, replay
 from .compare import compare
-from .guards import CANARY_BYTE, CPU_CANARY_BYTE, canaries_intact, checksum, guard_buffers, guarded_copy
+from .guards import CANARY_BYTE, CPU_CANARY_BYTE, GuardedTorch, canaries_intact, checksum, guard_buffers, guarded_copy
 from .machine import MachineFailure, TooLarge, environment_failure, first_line
 from .phases import Phases, prepared_line
 from .replay import Tail, launch_key
@@ -135,6 +135,9 @@ class Worker:
         # the steps after its last changed one (`tail_from`, `converged`); --no-skip-tail or
         # KMUT_TAIL=run turns it off.
         self.skip_tail = os.environ.get("KMUT_TAIL") != "run"
+        # `launch`'s buffers are allocated between canaries on a GPU (`GuardedTorch`), not moved
+        # there after it returns; --relocate-buffers or KMUT_BUFFERS=relocate moves them.
+        self.relocate_buffers = os.environ.get("KMUT_BUFFERS") == "relocate"
         # The column's phases while the original runs on it (`prepare`), split further there.
         self.phases: Phases | None = None
         # Input bytes by (substrate, sizes), from shapes on the meta device (`refuse_oversized`).
@@ -599,12 +602,16 @@ class Worker:
         if transform and transform.get("transform") == "cdiv_floor":
             K.cdiv = FlooringCdiv(transform["call"])  # type: ignore[method-assign]
         K.zero_init.clear()
+        # On a GPU `launch` allocates its buffers with their canaries already around them
+        # (`GuardedTorch`); --relocate-buffers (or the CPU backend) moves them afterwards instead.
+        alloc = None if self.cpu or self.relocate_buffers else GuardedTorch(torch, self.canary_byte)
         try:
-            steps, out = parse_descriptor(fields["launch"](col["inputs"], torch), is_pipeline(fields), sub["names"], sub["path"], torch)
+            steps, out = parse_descriptor(fields["launch"](col["inputs"], alloc or torch), is_pipeline(fields), sub["names"], sub["path"], torch)
         finally:
             K.cdiv = saved_cdiv  # type: ignore[method-assign]
         steps = apply_transform(steps, transform)
-        steps, out, guards = guard_buffers(steps, out, K.owned_storages(col["inputs"], torch), torch, self.canary_byte)
+        owned = K.owned_storages(col["inputs"], torch)
+        steps, out, guards = guard_buffers(steps, out, owned, torch, self.canary_byte, alloc.made if alloc is not None else None)
         capture = self.step_capture(steps, original=req["eval"] < 0)
         known = req.get("known") if req["eval"] < 0 else None
         if known is not None and capture is None:
@@ -856,6 +863,10 @@ def add_throughput_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-fused", action="store_true",
                         help="the output's comparison and the column checksum by torch's kernels, not kmut's one-launch ones "
                              "(kmut.compare_fused, kmut.checksum_fused; the same figures)")
+    parser.add_argument("--relocate-buffers", action="store_true",
+                        help="let `launch` allocate with torch's own functions and move each buffer between canaries "
+                             "afterwards (a copy, and the buffer held twice while it is made), not allocate it there "
+                             "(kmut.guards.GuardedTorch; the same canaries)")
     parser.add_argument("--draw-twist", action="store_true",
                         help="draw official inputs with the generator's twist on one thread, not every thread jumped to its "
                              "own blocks (kmut.fastrand; the same values)")
@@ -869,6 +880,8 @@ def apply_throughput_options(args: argparse.Namespace) -> None:
         os.environ["KMUT_COMPARE"] = os.environ["KMUT_CHECKSUM"] = "torch"
     if args.draw_twist and os.environ.get("KMUT_DRAW") != "torch":
         os.environ["KMUT_DRAW"] = "twist"
+    if args.relocate_buffers:
+        os.environ["KMUT_BUFFERS"] = "relocate"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -167,21 +167,81 @@ def canaries_intact(guards: list[Guarded], torch: Any) -> bool:
     return not any(bool(torch.stack(h).any().item()) for h in hits.values())
 
 
+class GuardedTorch:
+    """The `torch` a run hands to `launch` on a GPU: `empty`, `empty_like`, `zeros` and
+    `zeros_like` return their tensor inside a larger allocation with canaries before and after
+    it, and everything else is torch's own. `guard_buffers` then guards those buffers where they
+    are (`made`) instead of moving them.
+
+    Moving a buffer held it twice while it was copied, and cost a fill of the new allocation and
+    a copy of the old one on every run: on an elementwise level-1 problem (a 6 GiB output) that
+    was more memory traffic than the kernel's own, and a fourth 6 GiB tensor in the column's peak
+    beside the input, the reference and the output (2026-12-07 workers log: 24,580 MiB, 4 x 6,144).
+    Nothing else changes: an `empty` body holds the allocator's recycled memory as torch.empty's
+    does (the gate's NaN fill proves no correct output depends on it), a `zeros` body is zero,
+    and an allocation through any other call (`clone`, `cat`, `K.zeros`, a host buffer) is moved
+    by `guard_buffers` as before. `guards(device)` says which devices get this (the GPU only: on
+    the CPU backend a moved buffer also lies between inaccessible pages)."""
+
+    _MADE_BY = {"empty": False, "empty_like": False, "zeros": True, "zeros_like": True}
+
+    def __init__(self, torch: Any, byte: int = CANARY_BYTE, guards: Any = None) -> None:
+        self._torch = torch
+        self._byte = byte
+        self._guards = guards or (lambda device: device.type == "cuda")
+        # storage address -> its guard, for every buffer made here
+        self.made: dict[int, Guarded] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name in GuardedTorch._MADE_BY:
+            real = getattr(self._torch, name)
+            return lambda *args, **kwargs: self._make(real, GuardedTorch._MADE_BY[name], args, kwargs)
+        return getattr(self._torch, name)
+
+    def _make(self, real: Any, zero: bool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        torch = self._torch
+        like = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        device = kwargs.get("device", like.device if like is not None else None)
+        device = torch.device(device) if device is not None else torch.empty(0).device
+        if not self._guards(device) or kwargs.get("out") is not None or kwargs.get("requires_grad") or kwargs.get("pin_memory"):
+            return real(*args, **kwargs)
+        # The shape, dtype and strides `real` would give (empty_like keeps the input's layout),
+        # with no memory behind them.
+        meta = real(*args, **{**kwargs, "device": "meta"})
+        body = meta.untyped_storage().nbytes()
+        pad = CANARY_ELEMENTS * meta.element_size()
+        whole = torch.empty(body + 2 * pad, dtype=torch.uint8, device=device)
+        whole[:pad].fill_(self._byte)
+        whole[pad + body :].fill_(self._byte)
+        if zero:
+            whole[pad : pad + body].zero_()
+        typed = whole[pad : pad + body].view(meta.dtype)
+        t = typed.as_strided(tuple(meta.shape), tuple(meta.stride()), typed.storage_offset() + meta.storage_offset())
+        ptr = whole.untyped_storage().data_ptr()
+        self.made[ptr] = Guarded(ptr, whole, body, pad, self._byte)
+        return t
+
+
 def guard_buffers(steps: list[Any], out: Any, owned: set[int], torch: Any,
-                  byte: int = CANARY_BYTE) -> tuple[list[Any], Any, list[Guarded]]:
+                  byte: int = CANARY_BYTE, made: dict[int, Guarded] | None = None) -> tuple[list[Any], Any, list[Guarded]]:
     """Move every buffer the steps use that `launch` allocated (not an input, weight or other
     owned storage) into an allocation with canaries before and after it. Returns the rewritten
-    steps and output, and the guards to check after the run.
+    steps and output, and the guards to check after the run. A buffer in `made` (allocated by
+    `GuardedTorch`, its storage address the key) already has its canaries: it stays where it is.
 
     A buffer's bytes are copied over as `launch` left them: torch.empty's recycled memory as in
     the official harness, zeros for `K.zeros` buffers, and anything `launch` computed into them.
     """
     moved: dict[int, tuple[Any, Guarded]] = {}
+    made = made or {}
 
     def relocate(t: Any) -> Any:
         storage = t.untyped_storage()
         ptr = storage.data_ptr()
         if ptr in owned:
+            return t
+        if ptr in made:
+            moved[ptr] = (None, made[ptr])
             return t
         if ptr not in moved:
             body = storage.nbytes()

@@ -28,7 +28,7 @@ def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
     assert (doc["backend"], doc["sample"], doc["seed"]) == ("cpu", 6, 1)
     configs = doc["configurations"]
     assert [c["configuration"]["name"] for c in configs] == ["previous", "this"]
-    assert configs[0]["configuration"]["worker_flags"] == ["--compare", "fp64", "--no-skip-prefix", "--no-skip-tail", "--no-fused"]
+    assert configs[0]["configuration"]["worker_flags"] == ["--compare", "fp64", "--no-skip-prefix", "--no-skip-tail", "--no-fused", "--relocate-buffers"]
     assert configs[1]["configuration"]["worker_flags"] == []
     for c in configs:
         assert c["mutants"] == 6 and 0 < c["settled"] <= 6, c
@@ -164,11 +164,12 @@ def test_bench_run_no_prefix_or_no_tail_measures_one_replay_alone(tmp_path, base
     assert base["settled"] == this["settled"] == 8
 
 
-@pytest.mark.parametrize("baseline, flag", [("no-fused", "--no-fused"), ("twist", "--draw-twist")])
+@pytest.mark.parametrize("baseline, flag", [("no-fused", "--no-fused"), ("twist", "--draw-twist"), ("relocate", "--relocate-buffers")])
 def test_bench_run_no_fused_or_twist_runs_the_workers_with_one_lever_off(tmp_path, baseline, flag):
     """`--baseline no-fused`: the same configuration with the worker's `--no-fused` (on the CPU
     backend both use torch, so the verdicts agree and only the flag differs); `--baseline twist`:
-    with `--draw-twist` (the same values drawn with the twist on one thread)."""
+    with `--draw-twist` (the same values drawn with the twist on one thread); `--baseline
+    relocate`: with `--relocate-buffers` (the CPU backend always moves the buffers)."""
     env = dict(os.environ, KMUT_NO_PROGRESS="1", KMUT_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path))
     args = ["bench", "run", str(ACCEPTED / "L1p19_relu.py"), "--backend", "cpu", "--sample", "2", "--seed", "1",
             "--cpu-workers", "1", "--baseline", baseline, "--json"]

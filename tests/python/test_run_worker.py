@@ -14,7 +14,7 @@ import pytest
 import torch
 from kmut import replay
 from kmut._run_worker import Worker, fails_comparison, worst_first
-from kmut.guards import CANARY_ELEMENTS, CPU_CANARY_BYTE, canaries_intact, checksum, guard_buffers, guarded_copy
+from kmut.guards import CANARY_BYTE, CANARY_ELEMENTS, CPU_CANARY_BYTE, GuardedTorch, canaries_intact, checksum, guard_buffers, guarded_copy
 from kmut.replay import Tail, launch_key
 from kmut.scratch import Scratch
 from kmut.transforms import FlooringCdiv, apply_transform
@@ -58,6 +58,56 @@ def test_zero_buffers_stay_zero_when_guarded():
     acc = torch.zeros(5)
     _, new_out, guards = guard_buffers([Step("k", (1, 1, 1), (1, 1, 1), [acc], [])], acc, set(), torch)
     assert torch.equal(new_out, torch.zeros(5)) and guards[0].intact(torch)
+
+
+def every_device(_device):
+    # GuardedTorch guards GPU allocations only; the tests below run its logic on CPU tensors.
+    return True
+
+
+def test_buffers_allocated_between_canaries_stay_where_launch_put_them():
+    """`GuardedTorch` hands `launch` its buffers already between canaries: `guard_buffers`
+    guards them in place (no copy), the shapes, dtypes and strides are torch's own (empty_like
+    keeps a channels-last layout), a zeros body is zero, and a write one past the end is seen."""
+    alloc = GuardedTorch(torch, CANARY_BYTE, every_device)
+    x = torch.rand(2, 3, 4, 5).to(memory_format=torch.channels_last)
+
+    def launch(inputs, torch):  # a substrate's launch, with `torch` as the worker passes it
+        (x,) = inputs
+        out = torch.empty_like(x)
+        acc = torch.zeros(7, dtype=torch.float64, device=x.device)
+        half = torch.empty((3, 5), dtype=torch.float16, device="cpu")
+        return [x, out, acc, half[1:]], out
+
+    tensors, out = launch([x], alloc)
+    assert out.shape == x.shape and out.stride() == x.stride() and out.dtype == x.dtype
+    assert tensors[2].dtype == torch.float64 and torch.equal(tensors[2], torch.zeros(7, dtype=torch.float64))
+    assert tensors[3].shape == (2, 5) and tensors[3].dtype == torch.float16
+    assert len(alloc.made) == 3 and all(g.intact(torch) for g in alloc.made.values())
+    before = [t.data_ptr() for t in tensors]
+    steps = [Step("k", (1, 1, 1), (1, 1, 1), tensors, [])]
+    new_steps, new_out, guards = guard_buffers(steps, out, {x.untyped_storage().data_ptr()}, torch, CANARY_BYTE, alloc.made)
+    assert [t.data_ptr() for t in new_steps[0].tensors] == before and new_out is out, "nothing is moved"
+    assert sorted(g.body_bytes for g in guards) == sorted([x.numel() * 4, 7 * 8, 15 * 2])
+    new_out.copy_(x)
+    assert canaries_intact(guards, torch), "writing the buffers themselves touches no canary"
+    g = alloc.made[out.untyped_storage().data_ptr()]
+    g.whole[g.pad_bytes + g.body_bytes] = 0  # the first byte past the output
+    assert not canaries_intact(guards, torch)
+
+
+def test_allocations_guarded_torch_does_not_make_are_still_moved():
+    """A buffer `launch` makes another way (a copy, a concatenation, a CPU tensor where only
+    GPU ones are guarded) is moved between canaries by `guard_buffers`, as without the allocator;
+    everything but the four allocating calls is torch's own."""
+    alloc = GuardedTorch(torch, CANARY_BYTE)  # the default: GPU allocations only
+    assert alloc.float32 is torch.float32 and alloc.cat is torch.cat
+    a = alloc.empty(4)
+    b = torch.arange(3.0).clone()
+    assert not alloc.made, "a CPU allocation is torch's own under the default"
+    new_steps, _, guards = guard_buffers([Step("k", (1, 1, 1), (1, 1, 1), [a, b], [])], a, set(), torch, CANARY_BYTE, alloc.made)
+    assert len(guards) == 2 and new_steps[0].tensors[1].data_ptr() != b.data_ptr()
+    assert torch.equal(new_steps[0].tensors[1], torch.arange(3.0)), "a moved buffer keeps what launch put in it"
 
 
 def test_launch_transforms():

@@ -894,14 +894,16 @@ pub struct BenchRunArgs {
     /// `heavy-first` (the same settings with the heaviest protocol columns taken in the usual
     /// order instead of first),
     /// `no-fused` (the same settings with the output's comparison and the column checksum by
-    /// torch's kernels instead of kmut's one-launch ones), `twist` (the same settings with
+    /// torch's kernels instead of kmut's one-launch ones), `relocate` (the same settings with each
+    /// buffer `launch` allocates moved between canaries after it returns, a copy, instead of
+    /// allocated there), `twist` (the same settings with
     /// official inputs drawn with the generator's twist on one thread instead of every thread
     /// jumped to its own blocks: the same values), `rerun-original` (the same settings with the
     /// original run on every column prepared, also a column this configuration had prepared
     /// before, as on another worker before a replacement) or `none` (the
     /// given configuration alone, for a sample too large to run twice in one sitting; compare
     /// with an earlier row of the same sample and seed).
-    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "heavy-first", "no-fused", "twist", "rerun-original", "none"], value_name = "WHICH")]
+    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "heavy-first", "no-fused", "relocate", "twist", "rerun-original", "none"], value_name = "WHICH")]
     pub baseline: String,
     /// Print the figures as JSON instead of a table.
     #[arg(long)]

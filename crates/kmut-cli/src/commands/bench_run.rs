@@ -15,7 +15,7 @@ use kmut_plan::{Planned, Sampling};
 use serde::Serialize;
 
 use super::compile::{compile_substrates, interrupt_flag, Compiled};
-use super::run::{engine_config, first_round, heavy_limit, images_of, machines, scratch_dir, worker_command, RunProgress, Setting};
+use super::run::{engine_config, first_round, heavy_limit, images_of, machines, scratch_dir, worker_command, Machines, RunProgress, Setting};
 use crate::args::{BenchRunArgs, RunArgs};
 use crate::{Environment, ExitStatus};
 
@@ -112,6 +112,59 @@ struct Figures {
     problems: Vec<String>,
 }
 
+/// The configuration `--baseline which` compares `this` with, on `machines` (None: `none`).
+fn baseline_configuration(which: &str, this: &Configuration, machines: &Machines, backend: Backend) -> Option<Configuration> {
+    match which {
+        // Only the given configuration: where both would not fit one sitting (a device call's
+        // ten minutes), commits compare through the table rows of the same sample and seed.
+        "none" => None,
+        "one-gpu" => Some(Configuration { name: "one-gpu".into(), devices: machines.devices[..1].to_vec(), ..this.clone() }),
+        // One lever alone: the steps before a mutant's first changed one launched.
+        "no-prefix" => Some(Configuration { name: "no-prefix".into(), worker_flags: vec!["--no-skip-prefix".into()], ..this.clone() }),
+        // One lever alone: the steps after a mutant's last changed one launched, also where
+        // its run left the original's state.
+        "no-tail" => Some(Configuration { name: "no-tail".into(), worker_flags: vec!["--no-skip-tail".into()], ..this.clone() }),
+        // One lever alone: each first-kill column waits for the wave before it to end.
+        "waves" => Some(Configuration { name: "waves".into(), advance_waves: false, ..this.clone() }),
+        // One lever alone: the output's comparison and the column checksum by torch's
+        // kernels instead of kmut's one-launch ones.
+        "no-fused" => Some(Configuration { name: "no-fused".into(), worker_flags: vec!["--no-fused".into()], ..this.clone() }),
+        // One lever alone: `launch`'s buffers moved between canaries after it returns
+        // instead of allocated there.
+        "relocate" => Some(Configuration { name: "relocate".into(), worker_flags: vec!["--relocate-buffers".into()], ..this.clone() }),
+        // One lever alone: official inputs drawn with the twist on one thread, not every
+        // thread jumped to its own run of the stream (kmut-rng's jump).
+        "twist" => Some(Configuration { name: "twist".into(), worker_flags: vec!["--draw-twist".into()], ..this.clone() }),
+        // One lever alone: no column prepared ahead of its first-kill wave.
+        "prefetch" => Some(Configuration { name: "no-prefetch".into(), prefetch: false, ..this.clone() }),
+        // One lever alone: the heaviest protocol columns taken in the usual order.
+        "heavy-first" => Some(Configuration { name: "no-heavy-first".into(), heavy_first: false, ..this.clone() }),
+        // The original run on every column prepared: neither taken from this
+        // configuration's earlier preparation of the column nor deferred to a failing
+        // evaluation where a sibling seed was measured (`reuse_original` turns off both).
+        "rerun-original" => Some(Configuration { name: "rerun-original".into(), reuse_original: false, ..this.clone() }),
+        // The defaults before the throughput work: two workers per GPU, float64 throughout,
+        // every pipeline step launched.
+        _ => Some(Configuration {
+            name: "previous".into(),
+            workers_per_device: if backend == Backend::Gpu { 2 } else { machines.workers },
+            worker_flags: vec![
+                "--compare".into(),
+                "fp64".into(),
+                "--no-skip-prefix".into(),
+                "--no-skip-tail".into(),
+                "--no-fused".into(),
+                "--relocate-buffers".into(),
+            ],
+            advance_waves: false,
+            prefetch: false,
+            heavy_first: false,
+            reuse_original: false,
+            ..this.clone()
+        }),
+    }
+}
+
 pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus> {
     let run = &args.run;
     anyhow::ensure!(run.store.is_none(), "kmut bench run uses its own temporary stores; drop --store");
@@ -136,45 +189,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             heavy_first: true,
             reuse_original: !run.rerun_original,
         };
-        let baseline = match args.baseline.as_str() {
-            // Only the given configuration: where both would not fit one sitting (a device call's
-            // ten minutes), commits compare through the table rows of the same sample and seed.
-            "none" => None,
-            "one-gpu" => Some(Configuration { name: "one-gpu".into(), devices: machines.devices[..1].to_vec(), ..this.clone() }),
-            // One lever alone: the steps before a mutant's first changed one launched.
-            "no-prefix" => Some(Configuration { name: "no-prefix".into(), worker_flags: vec!["--no-skip-prefix".into()], ..this.clone() }),
-            // One lever alone: the steps after a mutant's last changed one launched, also where
-            // its run left the original's state.
-            "no-tail" => Some(Configuration { name: "no-tail".into(), worker_flags: vec!["--no-skip-tail".into()], ..this.clone() }),
-            // One lever alone: each first-kill column waits for the wave before it to end.
-            "waves" => Some(Configuration { name: "waves".into(), advance_waves: false, ..this.clone() }),
-            // One lever alone: the output's comparison and the column checksum by torch's
-            // kernels instead of kmut's one-launch ones.
-            "no-fused" => Some(Configuration { name: "no-fused".into(), worker_flags: vec!["--no-fused".into()], ..this.clone() }),
-            // One lever alone: official inputs drawn with the twist on one thread, not every
-            // thread jumped to its own run of the stream (kmut-rng's jump).
-            "twist" => Some(Configuration { name: "twist".into(), worker_flags: vec!["--draw-twist".into()], ..this.clone() }),
-            // One lever alone: no column prepared ahead of its first-kill wave.
-            "prefetch" => Some(Configuration { name: "no-prefetch".into(), prefetch: false, ..this.clone() }),
-            // One lever alone: the heaviest protocol columns taken in the usual order.
-            "heavy-first" => Some(Configuration { name: "no-heavy-first".into(), heavy_first: false, ..this.clone() }),
-            // The original run on every column prepared: neither taken from this
-            // configuration's earlier preparation of the column nor deferred to a failing
-            // evaluation where a sibling seed was measured (`reuse_original` turns off both).
-            "rerun-original" => Some(Configuration { name: "rerun-original".into(), reuse_original: false, ..this.clone() }),
-            // The defaults before the throughput work: two workers per GPU, float64 throughout,
-            // every pipeline step launched.
-            _ => Some(Configuration {
-                name: "previous".into(),
-                workers_per_device: if backend == Backend::Gpu { 2 } else { machines.workers },
-                worker_flags: vec!["--compare".into(), "fp64".into(), "--no-skip-prefix".into(), "--no-skip-tail".into(), "--no-fused".into()],
-                advance_waves: false,
-                prefetch: false,
-                heavy_first: false,
-                reuse_original: false,
-                ..this.clone()
-            }),
-        };
+        let baseline = baseline_configuration(&args.baseline, &this, &machines, backend);
         let heavy_ms = heavy_limit(run.heavy_limit, backend);
         let mut figures = Vec::new();
         for c in baseline.into_iter().chain([this]) {
