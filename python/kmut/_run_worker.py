@@ -135,9 +135,11 @@ class Worker:
         # the steps after its last changed one (`tail_from`, `converged`); --no-skip-tail or
         # KMUT_TAIL=run turns it off.
         self.skip_tail = os.environ.get("KMUT_TAIL") != "run"
-        # `launch`'s buffers are allocated between canaries on a GPU (`GuardedTorch`), not moved
-        # there after it returns; --relocate-buffers or KMUT_BUFFERS=relocate moves them.
-        self.relocate_buffers = os.environ.get("KMUT_BUFFERS") == "relocate"
+        # `launch`'s buffers are moved between canaries after it returns; --allocate-buffers or
+        # KMUT_BUFFERS=allocate has them allocated there on a GPU (`GuardedTorch`): less memory
+        # and traffic, but an element no kernel writes then holds the canary byte, not recycled
+        # bytes. Off until a GPU measures both (`kmut bench run --baseline relocate`).
+        self.allocate_buffers = os.environ.get("KMUT_BUFFERS") == "allocate"
         # The column's phases while the original runs on it (`prepare`), split further there.
         self.phases: Phases | None = None
         # Input bytes by (substrate, sizes), from shapes on the meta device (`refuse_oversized`).
@@ -602,9 +604,9 @@ class Worker:
         if transform and transform.get("transform") == "cdiv_floor":
             K.cdiv = FlooringCdiv(transform["call"])  # type: ignore[method-assign]
         K.zero_init.clear()
-        # On a GPU `launch` allocates its buffers with their canaries already around them
-        # (`GuardedTorch`); --relocate-buffers (or the CPU backend) moves them afterwards instead.
-        alloc = None if self.cpu or self.relocate_buffers else GuardedTorch(torch, self.canary_byte)
+        # With --allocate-buffers on a GPU `launch` allocates its buffers with their canaries
+        # already around them (`GuardedTorch`); otherwise `guard_buffers` moves them there.
+        alloc = GuardedTorch(torch, self.canary_byte) if self.allocate_buffers and not self.cpu else None
         try:
             steps, out = parse_descriptor(fields["launch"](col["inputs"], alloc or torch), is_pipeline(fields), sub["names"], sub["path"], torch)
         finally:
@@ -863,10 +865,13 @@ def add_throughput_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-fused", action="store_true",
                         help="the output's comparison and the column checksum by torch's kernels, not kmut's one-launch ones "
                              "(kmut.compare_fused, kmut.checksum_fused; the same figures)")
-    parser.add_argument("--relocate-buffers", action="store_true",
-                        help="let `launch` allocate with torch's own functions and move each buffer between canaries "
-                             "afterwards (a copy, and the buffer held twice while it is made), not allocate it there "
-                             "(kmut.guards.GuardedTorch; the same canaries)")
+    buffers = parser.add_mutually_exclusive_group()
+    buffers.add_argument("--allocate-buffers", action="store_true",
+                         help="on a GPU, allocate each buffer `launch` makes between its canaries (kmut.guards.GuardedTorch): "
+                              "no copy, and the buffer held once; an element no kernel writes holds the canary byte")
+    buffers.add_argument("--relocate-buffers", action="store_true",
+                         help="move each buffer `launch` makes between canaries after it returns (the default; it overrides "
+                              "KMUT_BUFFERS=allocate)")
     parser.add_argument("--draw-twist", action="store_true",
                         help="draw official inputs with the generator's twist on one thread, not every thread jumped to its "
                              "own blocks (kmut.fastrand; the same values)")
@@ -880,8 +885,8 @@ def apply_throughput_options(args: argparse.Namespace) -> None:
         os.environ["KMUT_COMPARE"] = os.environ["KMUT_CHECKSUM"] = "torch"
     if args.draw_twist and os.environ.get("KMUT_DRAW") != "torch":
         os.environ["KMUT_DRAW"] = "twist"
-    if args.relocate_buffers:
-        os.environ["KMUT_BUFFERS"] = "relocate"
+    if args.allocate_buffers or args.relocate_buffers:
+        os.environ["KMUT_BUFFERS"] = "allocate" if args.allocate_buffers else "relocate"
 
 
 def main(argv: list[str] | None = None) -> int:

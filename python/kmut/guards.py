@@ -168,20 +168,27 @@ def canaries_intact(guards: list[Guarded], torch: Any) -> bool:
 
 
 class GuardedTorch:
-    """The `torch` a run hands to `launch` on a GPU: `empty`, `empty_like`, `zeros` and
-    `zeros_like` return their tensor inside a larger allocation with canaries before and after
-    it, and everything else is torch's own. `guard_buffers` then guards those buffers where they
-    are (`made`) instead of moving them.
+    """The `torch` a run may hand to `launch` on a GPU (`KMUT_BUFFERS=allocate`): `empty`,
+    `empty_like`, `zeros` and `zeros_like` return their tensor inside a larger allocation with
+    canaries before and after it, and everything else is torch's own. `guard_buffers` then
+    guards those buffers where they are (`made`) instead of moving them.
 
-    Moving a buffer held it twice while it was copied, and cost a fill of the new allocation and
-    a copy of the old one on every run: on an elementwise level-1 problem (a 6 GiB output) that
-    was more memory traffic than the kernel's own, and a fourth 6 GiB tensor in the column's peak
+    Moving a buffer holds it twice while it is copied, and costs a fill of the new allocation and
+    a copy of the old one on every run: on an elementwise level-1 problem (a 6 GiB output) that is
+    more memory traffic than the kernel's own, and a fourth 6 GiB tensor in the column's peak
     beside the input, the reference and the output (2026-12-07 workers log: 24,580 MiB, 4 x 6,144).
-    Nothing else changes: an `empty` body holds the allocator's recycled memory as torch.empty's
-    does (the gate's NaN fill proves no correct output depends on it), a `zeros` body is zero,
-    and an allocation through any other call (`clone`, `cat`, `K.zeros`, a host buffer) is moved
-    by `guard_buffers` as before. `guards(device)` says which devices get this (the GPU only: on
-    the CPU backend a moved buffer also lies between inaccessible pages)."""
+
+    What changes is what an element no kernel writes holds. A moved buffer keeps the bytes
+    `launch`'s torch.empty returned, recycled memory that no kernel of the run wrote (kernels
+    write the moved copy). An allocation made here would come back, the next run, as the very
+    block the last run's kernels wrote: the column's correct output after the original's run,
+    which a mutant that leaves part of its output unwritten would then read and pass with. So an
+    `empty` body is filled with the canary byte (a tiny negative float, near the zeros fresh
+    memory holds), the same for every run: such a mutant reads the same values on every run and
+    column, where it read recycled bytes before. A `zeros` body is zero, and an allocation through
+    any other call (`clone`, `cat`, `K.zeros`, a host buffer) is moved by `guard_buffers` as
+    before. `guards(device)` says which devices get this (the GPU only: on the CPU backend a moved
+    buffer also lies between inaccessible pages)."""
 
     _MADE_BY = {"empty": False, "empty_like": False, "zeros": True, "zeros_like": True}
 
@@ -210,9 +217,7 @@ class GuardedTorch:
         meta = real(*args, **{**kwargs, "device": "meta"})
         body = meta.untyped_storage().nbytes()
         pad = CANARY_ELEMENTS * meta.element_size()
-        whole = torch.empty(body + 2 * pad, dtype=torch.uint8, device=device)
-        whole[:pad].fill_(self._byte)
-        whole[pad + body :].fill_(self._byte)
+        whole = torch.full((body + 2 * pad,), self._byte, dtype=torch.uint8, device=device)
         if zero:
             whole[pad : pad + body].zero_()
         typed = whole[pad : pad + body].view(meta.dtype)

@@ -63,6 +63,17 @@ fi
 # Seventh session of 2026-12-06: the same test covers the replayed tail; a failure turns both off.
 [ "${PREFIX_TEST:-0}" = 1 ] && gpu_check tests/python/test_prefix.py KMUT_PREFIX run "pipelines with the replayed prefix and tail and fully launched"
 [ "${KMUT_PREFIX:-}" = run ] && export KMUT_TAIL=run
+# Sixteenth session of 2026-12-07: KMUT_BUFFERS=allocate has `launch`'s buffers allocated between
+# their canaries (kmut.guards.GuardedTorch) instead of moved there, e.g. for `BENCH_BASELINE=relocate`
+# (the lever alone). Checked first against moving them, cell for cell with the canary hits
+# (BUFFERS_TEST, default on when asked), and turned off (KMUT_BUFFERS=relocate) if the two disagree.
+if [ "${KMUT_BUFFERS:-}" = allocate ] && [ "${BUFFERS_TEST:-1}" = 1 ]; then
+  if python3 -m pytest -q -p no:cacheprovider tests/python/test_run_gpu.py -m gpu -k canaries_decide > "$L/buffers.txt" 2>&1; then
+    stamp "buffers allocated between canaries agree with moved ones: $(tail -n 1 "$L/buffers.txt")"
+  else
+    export KMUT_BUFFERS=relocate; stamp "allocated buffers check FAILED; KMUT_BUFFERS=relocate"; tail -n 30 "$L/buffers.txt"
+  fi
+fi
 # Third session of 2026-12-06: the guard against generated columns too large for the machine
 # (`Worker.refuse_oversized`), checked on this device first; if it fails, the limit is lifted
 # (KMUT_MAX_INPUT_BYTES huge) so no column is refused by an unchecked path.

@@ -152,13 +152,13 @@ def test_a_sibling_seed_defers_the_original_on_a_gpu(kmut_cmd, tmp_path):
 
 @pytest.mark.gpu
 def test_buffers_allocated_between_canaries_decide_as_moved_ones_on_a_gpu(kmut_cmd, tmp_path):
-    """`kmut.guards.GuardedTorch` on a GPU: `launch` gets its buffers already between canaries.
-    Every cell, canary hits included, is that of a run that moves each buffer there after
-    `launch` returns (KMUT_BUFFERS=relocate): the value faults' cells to the bit, and the
-    off-by-one bounds' outcomes, crashes and canary hits (a write one past the end lands in the
-    canaries in both layouts; a bound that stops short leaves an element holding whatever
-    recycled memory the allocator gave, which differs between layouts, so its tau is not
-    compared). A wild index may land in whatever memory lies near in either, so it is left out."""
+    """`kmut.guards.GuardedTorch` on a GPU (KMUT_BUFFERS=allocate): `launch` gets its buffers
+    already between canaries. Its cells are those of a run that moves each buffer there after
+    `launch` returns (KMUT_BUFFERS=relocate, the default): the value faults' cells to the bit, and
+    the off-by-one bounds' outcomes, crashes and canary hits (a write one past the end lands in
+    the canaries in both layouts; a bound that stops short leaves an element holding the canary
+    byte in one and recycled bytes in the other, so its tau is not compared). A wild index may
+    land in whatever memory lies near in either, so it is left out."""
     rules = ("arith-plus-to-minus", "precision-*", "boundary-*")
 
     def run(store, **extra):
@@ -171,7 +171,7 @@ def test_buffers_allocated_between_canaries_decide_as_moved_ones_on_a_gpu(kmut_c
             return db.execute("SELECT m.rule LIKE 'boundary-%', e.mutant, e.suite, e.seed, e.outcome, e.crash, e.canary, e.tau, e.max_abs, "
                               "e.nonfinite, e.shape_ok FROM evaluations e JOIN mutants m ON m.id = e.mutant ORDER BY 2, 3, 4").fetchall()
 
-    allocated, moved = run(tmp_path / "allocated.sqlite"), run(tmp_path / "moved.sqlite", KMUT_BUFFERS="relocate")
+    allocated, moved = run(tmp_path / "allocated.sqlite", KMUT_BUFFERS="allocate"), run(tmp_path / "moved.sqlite", KMUT_BUFFERS="relocate")
     assert len(allocated) > 10 and [r[:7] for r in allocated] == [r[:7] for r in moved]
     assert [r for r in allocated if not r[0]] == [r for r in moved if not r[0]], "value faults: every figure the same"
     assert any(r[6] for r in allocated), "an off-by-one write reached a canary"

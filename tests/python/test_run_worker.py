@@ -5,6 +5,7 @@ its CPU backend end to end in test_cpu_pipeline.py.)"""
 from __future__ import annotations
 
 import math
+import os
 import signal
 import subprocess
 import sys
@@ -83,6 +84,9 @@ def test_buffers_allocated_between_canaries_stay_where_launch_put_them():
     assert out.shape == x.shape and out.stride() == x.stride() and out.dtype == x.dtype
     assert tensors[2].dtype == torch.float64 and torch.equal(tensors[2], torch.zeros(7, dtype=torch.float64))
     assert tensors[3].shape == (2, 5) and tensors[3].dtype == torch.float16
+    # An `empty` body holds the canary byte, the same on every run (not the block the last run's
+    # kernels wrote, which would hand a mutant that skips elements the correct output).
+    assert bool((out.contiguous().view(torch.uint8) == CANARY_BYTE).all())
     assert len(alloc.made) == 3 and all(g.intact(torch) for g in alloc.made.values())
     before = [t.data_ptr() for t in tensors]
     steps = [Step("k", (1, 1, 1), (1, 1, 1), tensors, [])]
@@ -108,6 +112,27 @@ def test_allocations_guarded_torch_does_not_make_are_still_moved():
     new_steps, _, guards = guard_buffers([Step("k", (1, 1, 1), (1, 1, 1), [a, b], [])], a, set(), torch, CANARY_BYTE, alloc.made)
     assert len(guards) == 2 and new_steps[0].tensors[1].data_ptr() != b.data_ptr()
     assert torch.equal(new_steps[0].tensors[1], torch.arange(3.0)), "a moved buffer keeps what launch put in it"
+
+
+def test_the_worker_flags_choose_how_buffers_are_guarded(monkeypatch):
+    """Buffers are moved unless asked (`KMUT_BUFFERS=allocate` or `--allocate-buffers`), and the
+    bench's `--relocate-buffers` baseline overrides an inherited `allocate`."""
+    import argparse
+
+    from kmut._run_worker import add_throughput_options, apply_throughput_options
+
+    parser = argparse.ArgumentParser()
+    add_throughput_options(parser)
+    monkeypatch.setenv("KMUT_BUFFERS", "")  # recorded, so the test's own settings are undone after it
+    monkeypatch.delenv("KMUT_BUFFERS")
+    apply_throughput_options(parser.parse_args([]))
+    assert "KMUT_BUFFERS" not in os.environ
+    apply_throughput_options(parser.parse_args(["--allocate-buffers"]))
+    assert os.environ["KMUT_BUFFERS"] == "allocate"
+    apply_throughput_options(parser.parse_args(["--relocate-buffers"]))
+    assert os.environ["KMUT_BUFFERS"] == "relocate"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--allocate-buffers", "--relocate-buffers"])
 
 
 def test_launch_transforms():

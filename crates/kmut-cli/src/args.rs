@@ -895,8 +895,8 @@ pub struct BenchRunArgs {
     /// order instead of first),
     /// `no-fused` (the same settings with the output's comparison and the column checksum by
     /// torch's kernels instead of kmut's one-launch ones), `relocate` (the same settings with each
-    /// buffer `launch` allocates moved between canaries after it returns, a copy, instead of
-    /// allocated there), `twist` (the same settings with
+    /// buffer `launch` allocates moved between canaries after it returns, a copy: the default, so
+    /// it compares only a configuration run with `KMUT_BUFFERS=allocate`), `twist` (the same settings with
     /// official inputs drawn with the generator's twist on one thread instead of every thread
     /// jumped to its own blocks: the same values), `rerun-original` (the same settings with the
     /// original run on every column prepared, also a column this configuration had prepared
