@@ -15,7 +15,7 @@ import pytest
 import torch
 from kmut import replay
 from kmut._run_worker import Worker, fails_comparison, worst_first
-from kmut.guards import CANARY_BYTE, CANARY_ELEMENTS, CPU_CANARY_BYTE, GuardedTorch, canaries_intact, checksum, guard_buffers, guarded_copy
+from kmut.guards import CANARY_BYTE, CANARY_ELEMENTS, CPU_CANARY_BYTE, Guarded, GuardedTorch, around, canaries_intact, checksum, guard_buffers, guarded_copy
 from kmut.replay import Tail, launch_key
 from kmut.scratch import Scratch
 from kmut.transforms import FlooringCdiv, apply_transform
@@ -59,6 +59,18 @@ def test_zero_buffers_stay_zero_when_guarded():
     acc = torch.zeros(5)
     _, new_out, guards = guard_buffers([Step("k", (1, 1, 1), (1, 1, 1), [acc], [])], acc, set(), torch)
     assert torch.equal(new_out, torch.zeros(5)) and guards[0].intact(torch)
+
+
+def test_an_allocation_without_guard_pages_writes_only_its_canaries():
+    """`around` as a GPU run uses it (no guard pages): the canaries hold the byte, the body is
+    left for the caller's copy, and a guard over it sees a write into either canary."""
+    whole = around(10, 4, torch.device("cpu"), CANARY_BYTE, torch, pages=False)
+    whole[4:14] = 7  # the caller's copy
+    assert whole.numel() == 18 and whole[:4].tolist() == whole[14:].tolist() == [CANARY_BYTE] * 4
+    g = Guarded(0, whole, 10, 4, CANARY_BYTE)
+    assert g.intact(torch)
+    whole[14] = 0
+    assert not g.intact(torch)
 
 
 def every_device(_device):
