@@ -216,7 +216,7 @@ class GuardedTorch:
         torch = self._torch
         like = args[0] if args and isinstance(args[0], torch.Tensor) else None
         device = kwargs.get("device", like.device if like is not None else None)
-        device = torch.device(device) if device is not None else torch.empty(0).device
+        device = torch.device(device) if device is not None else torch.get_default_device()
         if not self._guards(device) or kwargs.get("out") is not None or kwargs.get("requires_grad") or kwargs.get("pin_memory"):
             return real(*args, **kwargs)
         # The shape, dtype and strides `real` would give (empty_like keeps the input's layout),
@@ -224,9 +224,11 @@ class GuardedTorch:
         meta = real(*args, **{**kwargs, "device": "meta"})
         body = meta.untyped_storage().nbytes()
         pad = CANARY_ELEMENTS * meta.element_size()
-        whole = torch.full((body + 2 * pad,), self._byte, dtype=torch.uint8, device=device)
+        whole = around(body, pad, device, self._byte, torch, pages=False)
         if zero:
             whole[pad : pad + body].zero_()
+        else:
+            whole[pad : pad + body].fill_(self._byte)
         typed = whole[pad : pad + body].view(meta.dtype)
         t = typed.as_strided(tuple(meta.shape), tuple(meta.stride()), typed.storage_offset() + meta.storage_offset())
         ptr = whole.untyped_storage().data_ptr()

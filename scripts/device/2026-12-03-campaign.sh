@@ -39,13 +39,16 @@
 set -uo pipefail
 # shellcheck source=scripts/device/common.sh
 source scripts/device/common.sh
-# gpu_check TEST VAR VALUE WHAT: run a GPU test file; if it fails, export VAR=VALUE (the slower,
-# proven path) so the campaign's numbers never rest on an unchecked fast path.
+# gpu_check TEST VAR VALUE WHAT [K]: run a GPU test file (only its tests matching `-k K`, if
+# given); if it fails, export VAR=VALUE (the slower, proven path) so the campaign's numbers never
+# rest on an unchecked fast path.
 gpu_check() {
-  if python3 -m pytest -q -p no:cacheprovider "$1" -m gpu > "$L/$(basename "$1" .py).txt" 2>&1; then
-    stamp "$4 agree on this GPU: $(tail -n 1 "$L/$(basename "$1" .py).txt")"
+  local log
+  log="$L/$(basename "$1" .py)${5:+-$5}.txt"
+  if python3 -m pytest -q -p no:cacheprovider "$1" -m gpu ${5:+-k "$5"} > "$log" 2>&1; then
+    stamp "$4 agree on this GPU: $(tail -n 1 "$log")"
   else
-    export "$2=$3"; stamp "$4 FAILED; $2=$3"; tail -n 30 "$L/$(basename "$1" .py).txt"
+    export "$2=$3"; stamp "$4 FAILED; $2=$3"; tail -n 30 "$log"
   fi
 }
 # 2026-12-07: GPU_TESTS="PATH..." runs those GPU test files first (`pytest -m gpu`), for code no
@@ -68,21 +71,13 @@ fi
 # (the lever alone). Checked first against moving them, cell for cell with the canary hits
 # (BUFFERS_TEST, default on when asked), and turned off (KMUT_BUFFERS=relocate) if the two disagree.
 if [ "${KMUT_BUFFERS:-}" = allocate ] && [ "${BUFFERS_TEST:-1}" = 1 ]; then
-  if python3 -m pytest -q -p no:cacheprovider tests/python/test_run_gpu.py -m gpu -k canaries_decide > "$L/buffers.txt" 2>&1; then
-    stamp "buffers allocated between canaries agree with moved ones: $(tail -n 1 "$L/buffers.txt")"
-  else
-    export KMUT_BUFFERS=relocate; stamp "allocated buffers check FAILED; KMUT_BUFFERS=relocate"; tail -n 30 "$L/buffers.txt"
-  fi
+  gpu_check tests/python/test_run_gpu.py KMUT_BUFFERS relocate "buffers allocated between canaries and moved ones" canaries_decide
 fi
 # Third session of 2026-12-06: the guard against generated columns too large for the machine
 # (`Worker.refuse_oversized`), checked on this device first; if it fails, the limit is lifted
 # (KMUT_MAX_INPUT_BYTES huge) so no column is refused by an unchecked path.
 if [ "${LIMIT_TEST:-1}" = 1 ]; then
-  if python3 -m pytest -q -p no:cacheprovider tests/python/test_run_gpu.py -m gpu -k input_limit > "$L/input-limit.txt" 2>&1; then
-    stamp "input limit checked: $(tail -n 1 "$L/input-limit.txt")"
-  else
-    export KMUT_MAX_INPUT_BYTES=$((1 << 50)); stamp "input limit check FAILED; KMUT_MAX_INPUT_BYTES=$KMUT_MAX_INPUT_BYTES"; tail -n 30 "$L/input-limit.txt"
-  fi
+  gpu_check tests/python/test_run_gpu.py KMUT_MAX_INPUT_BYTES $((1 << 50)) "the input limit and its test" input_limit
 fi
 # Tenth session of 2026-12-06: the output comparison and the column checksum are one kernel
 # launch each on a GPU (kmut.compare_fused, kmut.checksum_fused); checked against torch's

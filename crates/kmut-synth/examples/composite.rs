@@ -40,6 +40,7 @@ fn parts(p: &Problem) -> (Vec<usize>, Vec<usize>) {
     let (mut values, mut boundary) = (Vec::new(), Vec::new());
     for (i, c) in p.candidates.iter().enumerate() {
         if let Source::Generated { generator, sizes, .. } = &c.source {
+            // `dense` at a boundary size would be the boundary column itself (u at those sizes).
             if generator == "boundary" {
                 boundary.push(i);
             } else if sizes == "small" && generator != "dense" {
