@@ -884,7 +884,8 @@ pub struct BenchCompareArgs {
 pub struct BenchRunArgs {
     /// What the given configuration is compared with: `previous` (the settings before the
     /// throughput work: 2 workers per GPU, float64-only comparison, every pipeline step
-    /// launched, each first-kill column waiting for its wave's end), `one-gpu` (the same settings
+    /// launched, each first-kill column waiting for its wave's end), `previous6` (the same at 6
+    /// workers per GPU, the widest run measured before that work), `one-gpu` (the same settings
     /// on the first GPU only), `no-prefix` (the same settings with the steps before each
     /// mutant's first changed one launched: the replayed prefix alone), `no-tail` (the same
     /// settings with the steps after its last changed one launched, also where its run had
@@ -903,7 +904,7 @@ pub struct BenchRunArgs {
     /// before, as on another worker before a replacement) or `none` (the
     /// given configuration alone, for a sample too large to run twice in one sitting; compare
     /// with an earlier row of the same sample and seed).
-    #[arg(long, default_value = "previous", value_parser = ["previous", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "heavy-first", "no-fused", "relocate", "twist", "rerun-original", "none"], value_name = "WHICH")]
+    #[arg(long, default_value = "previous", value_parser = ["previous", "previous6", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "heavy-first", "no-fused", "relocate", "twist", "rerun-original", "none"], value_name = "WHICH")]
     pub baseline: String,
     /// Print the figures as JSON instead of a table.
     #[arg(long)]

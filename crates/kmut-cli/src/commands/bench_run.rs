@@ -144,10 +144,16 @@ fn baseline_configuration(which: &str, this: &Configuration, machines: &Machines
         // evaluation where a sibling seed was measured (`reuse_original` turns off both).
         "rerun-original" => Some(Configuration { name: "rerun-original".into(), reuse_original: false, ..this.clone() }),
         // The defaults before the throughput work: two workers per GPU, float64 throughout,
-        // every pipeline step launched.
+        // every pipeline step launched. `previous6` is the same engine at six workers per GPU,
+        // the widest configuration measured before that work (4.6 evaluations/s on an H200,
+        // 2026-12-02), so a ratio against it is not inflated by the width alone.
         _ => Some(Configuration {
-            name: "previous".into(),
-            workers_per_device: if backend == Backend::Gpu { 2 } else { machines.workers },
+            name: which.into(),
+            workers_per_device: match (backend, which) {
+                (Backend::Gpu, "previous6") => 6,
+                (Backend::Gpu, _) => 2,
+                _ => machines.workers,
+            },
             worker_flags: vec![
                 "--compare".into(),
                 "fp64".into(),
@@ -553,7 +559,33 @@ impl BusySampler {
 
 #[cfg(test)]
 mod tests {
-    use super::gpu_bound;
+    use super::{baseline_configuration, gpu_bound, Configuration, Machines};
+    use kmut_model::Backend;
+
+    #[test]
+    fn previous6_is_previous_at_six_workers_per_gpu_and_keeps_the_cpu_backends_workers() {
+        let this = Configuration {
+            name: "this".into(),
+            devices: vec![0],
+            workers_per_device: 10,
+            worker_flags: vec![],
+            advance_waves: true,
+            prefetch: true,
+            heavy_first: true,
+            reuse_original: true,
+        };
+        let machines = Machines { devices: vec![0], workers: 10, gxx: None };
+        let gpu = |which| baseline_configuration(which, &this, &machines, Backend::Gpu).unwrap();
+        let (previous, wide) = (gpu("previous"), gpu("previous6"));
+        assert_eq!((previous.name.as_str(), previous.workers_per_device), ("previous", 2));
+        assert_eq!((wide.name.as_str(), wide.workers_per_device), ("previous6", 6));
+        // Only the width differs: the same engine settings and worker flags.
+        assert_eq!(wide.worker_flags, previous.worker_flags);
+        assert!(!wide.advance_waves && !wide.prefetch && !wide.heavy_first && !wide.reuse_original);
+        let cpu = baseline_configuration("previous6", &this, &machines, Backend::Cpu).unwrap();
+        assert_eq!(cpu.workers_per_device, 10, "the CPU backend's workers come from --cpu-workers");
+        assert!(baseline_configuration("none", &this, &machines, Backend::Gpu).is_none());
+    }
 
     #[test]
     fn the_gpu_bound_charges_the_busy_time_to_the_evaluations_and_is_absent_without_a_busy_figure() {
