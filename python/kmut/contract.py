@@ -124,19 +124,29 @@ class Weights:
         self._builder = builder
         self._master: Any = None
         self._copies: dict[tuple[str, str], Any] = {}
+        # Where a run's workers share built weights (`kmut.scratch.Scratch.share_weights`): called
+        # with the build and returning its structure, from the shared folder when another worker
+        # built it. None: built here.
+        self.cache: Callable[[Callable[[], Any]], Any] | None = None
+
+    def build(self) -> Any:
+        """The master structure, built under WEIGHT_SEED with the caller's RNG state kept."""
+        import torch
+
+        with torch.no_grad():
+            state = torch.random.get_rng_state()
+            torch.manual_seed(WEIGHT_SEED)
+            try:
+                built = self._builder(torch)
+            finally:
+                torch.random.set_rng_state(state)
+        return _map_tensors(built, lambda t: t.detach())
 
     def __call__(self, like: Any) -> Any:
         import torch  # deferred: the contract module stays import-light
 
         if self._master is None:
-            with torch.no_grad():
-                state = torch.random.get_rng_state()
-                torch.manual_seed(WEIGHT_SEED)
-                try:
-                    built = self._builder(torch)
-                finally:
-                    torch.random.set_rng_state(state)
-            self._master = _map_tensors(built, lambda t: t.detach())
+            self._master = self.cache(self.build) if self.cache is not None else self.build()
         dtype = like.dtype if like.is_floating_point() else torch.float32
         key = (str(like.device), str(dtype))
         if key not in self._copies:

@@ -336,6 +336,60 @@ def _served(worker, capsys):
     return code, line
 
 
+
+def test_weights_are_built_once_per_scratch_folder_and_load_bit_for_bit(tmp_path):
+    """A substrate's weights built by one worker are read by the next (a switch back to the
+    substrate, a replacement, another worker) from the shared folder: the same bits as a build,
+    the caller's RNG untouched, a write into the loaded master kept out of the file, and a
+    changed source, a damaged file or a full folder costing a build, never other weights."""
+    from kmut.contract import Weights
+
+    builds: list[int] = []
+
+    def builder(t):
+        builds.append(1)
+        lin = t.nn.Linear(64, 32)
+        return {"w": lin.weight, "b": lin.bias, "sizes": [64, 32]}
+
+    def loaded(source: bytes = b"substrate v1", limit: int = 1 << 30) -> Weights:
+        w = Weights(builder)
+        Scratch(tmp_path, limit, torch, print).share_weights("L3p1_mlp", source, [w])
+        return w
+
+    like = torch.zeros(1)
+    plain = Weights(builder)(like)  # no cache: today's build
+    assert builds == [1]
+    torch.manual_seed(5)
+    state = torch.random.get_rng_state()
+    first = loaded()(like)
+    assert builds == [1, 1] and len(list(tmp_path.glob("weights-L3p1_mlp-0-*.pt"))) == 1
+    second = loaded()(like)
+    assert builds == [1, 1], "the second worker read the file"
+    assert torch.equal(torch.random.get_rng_state(), state), "neither the build nor the load moves the caller's RNG"
+    for got in (first, second):
+        assert got["sizes"] == [64, 32]
+        for k in ("w", "b"):
+            assert got[k].dtype == plain[k].dtype and torch.equal(got[k].view(torch.int32), plain[k].view(torch.int32))
+    # A write into a loaded master (the CPU backend hands launch the master itself) stays there.
+    second["w"].fill_(7.0)
+    assert torch.equal(loaded()(like)["w"], plain["w"]) and builds == [1, 1]
+    # Another source is another file, built again.
+    loaded(b"substrate v2")(like)
+    assert builds == [1, 1, 1] and len(list(tmp_path.glob("weights-*.pt"))) == 2
+    # A damaged file is built again (and replaced), not trusted.
+    for f in tmp_path.glob("weights-*.pt"):
+        f.write_bytes(b"not a tensor file")
+    assert torch.equal(loaded()(like)["b"], plain["b"]) and builds == [1, 1, 1, 1]
+    assert torch.equal(loaded()(like)["b"], plain["b"]) and builds == [1, 1, 1, 1], "the rebuilt file was written again"
+    # A folder over its byte limit writes nothing: each worker builds, as before.
+    full = tmp_path / "full"
+    full.mkdir()
+    for _ in range(2):
+        w = Weights(builder)
+        Scratch(full, 10, torch, print).share_weights("L3p1_mlp", b"substrate v1", [w])
+        assert torch.equal(w(like)["w"], plain["w"])
+    assert builds == [1] * 6 and not list(full.iterdir())
+
 def test_a_preparation_that_loses_the_context_is_retried_not_blamed_on_the_substrate(capsys):
     # A fault of an earlier evaluation can surface at the next column's launches: the engine
     # must prepare the column again in a fresh worker (environment), not fail the substrate.
