@@ -5,8 +5,9 @@
 set -uo pipefail
 OUT=${OUT:-/tmp/kmut-out}
 mkdir -p "$OUT"
-# --upgrade: on a warm machine an earlier call's wheel is there, and pip keeps it without.
-[ "${SKIP_INSTALL:-0}" = 1 ] || python3 -m pip install -q --no-deps --no-compile --upgrade --target /tmp/kmut-site .whl/kmut-*.whl || exit 1
+# shellcheck source=scripts/device/wheel.sh
+source scripts/device/wheel.sh
+[ "${SKIP_INSTALL:-0}" = 1 ] || install_wheel || exit 1
 export PYTHONPATH=/tmp/kmut-site:$PWD PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/device.txt"
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' | tee -a "$OUT/device.txt"

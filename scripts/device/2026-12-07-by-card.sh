@@ -22,6 +22,8 @@
 # Every part ends with the working store's export (scripts/device/common.sh), and the demo's
 # output stays whole under $OUT/demo (2026-12-07: a `| tail` lost its comparison line).
 set -uo pipefail
+# shellcheck source=scripts/device/wheel.sh
+source scripts/device/wheel.sh
 OUT=${OUT:-/tmp/out}; export OUT
 LIMIT=${CALL_LIMIT:-585}; start=$(date +%s)
 left() { echo $(( LIMIT - ($(date +%s) - start) )); }
@@ -48,7 +50,7 @@ demo() {
 }
 gpu_tests() {
   mkdir -p "$OUT"
-  python3 -m pip install -q --no-deps --no-compile --upgrade --target /tmp/kmut-site .whl/kmut-*.whl || exit 1
+  install_wheel || exit 1
   PYTHONPATH=/tmp/kmut-site:$PWD python3 -m pytest -q -p no:cacheprovider -m gpu tests/python/test_run_gpu.py > "$OUT/gpu-tests.txt" 2>&1
   echo "GPU tests (tests/python/test_run_gpu.py): $(tail -n 1 "$OUT/gpu-tests.txt")"; grep -E "^(FAILED|ERROR)" "$OUT/gpu-tests.txt" | head -n 20
   # The allocated buffers' check (KMUT_BUFFERS=allocate against moved buffers) ran among them:
@@ -58,7 +60,7 @@ gpu_tests() {
 }
 if [ "${PART:-a}" = b ]; then
   if [ "$h200" = 1 ]; then
-    python3 -m pip install -q --no-deps --no-compile --upgrade --target /tmp/kmut-site .whl/kmut-*.whl || exit 1
+    install_wheel || exit 1
     PYTHONPATH=/tmp/kmut-site:$PWD python3 -m kmut bench compile substrates/accepted/*.py --sample 256 --threads "$(nproc)" 2>&1 \
       | grep -v -i warn | grep -v nn.Trans | tail -n 4
   fi

@@ -19,8 +19,8 @@ if [ -f "$wit" ]; then stamp "resuming the store kept on this machine"; else
   python3 -c "import gzip,shutil,sys; shutil.copyfileobj(gzip.open(sys.argv[1]), open(sys.argv[2],'wb'))" .dev1/wit.sqlite.gz "$wit" || exit 1
   stamp "store decompressed"
 fi
-# --upgrade: a warm machine's earlier call left its wheel there, and pip keeps it without.
-python3 -m pip install -q --no-deps --no-compile --upgrade --target /tmp/kmut-site .whl/kmut-*.whl || exit 1
+# shellcheck source=scripts/device/wheel.sh
+source scripts/device/wheel.sh; install_wheel || exit 1
 export PYTHONPATH=/tmp/kmut-site:$PWD PYTHONUNBUFFERED=1 KMUT_CACHE_DIR=/tmp/kmut-cache KMUT_NO_PROGRESS=1
 python3 -m kmut --version || { echo "the wheel does not run here"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
