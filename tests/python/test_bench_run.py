@@ -44,6 +44,15 @@ def test_bench_run_reports_both_configurations_on_the_same_sample(tmp_path):
         parts = c["evaluation"]
         assert 0 < parts["evaluations"] <= c["evaluations"], parts
         assert {"load", "setup", "kernels", "compare", "check"} <= parts["seconds"].keys(), parts
+        # Where the mutants' kernel time went, from the configuration's stored evaluations: both
+        # substrates of the sample at most, the heaviest first, summing to the whole.
+        spread = c["kernel_by_substrate"]
+        if c["wall_over_kernel"] is not None:
+            assert spread is not None and 1 <= spread["substrates"] <= len(SUBSTRATES), spread
+            names = [n for n, _ in spread["heaviest"]]
+            seconds = [x for _, x in spread["heaviest"]]
+            assert set(names) <= set(SUBSTRATES) and seconds == sorted(seconds, reverse=True), spread
+            assert abs(sum(seconds) - spread["seconds"]) < 1e-9 and spread["heaviest_share"] == pytest.approx(1.0), spread
         prep = c["preparation"]
         assert prep["columns"] > 0 and prep["seconds"].get("draw", -1) >= 0 and "original" in prep["seconds"], prep
         # The original's run, split into its parts (the whole-corpus bench could not say where its

@@ -642,6 +642,18 @@ impl Store {
         Ok(rows.collect::<std::result::Result<_, _>>()?)
     }
 
+    /// The kernel seconds of one run's evaluations by substrate, heaviest first (ties by name):
+    /// where a run's GPU time went (`kmut bench run`). Evaluations without a kernel time (a
+    /// crash, a timeout) count nothing; a substrate with none of its evaluations timed is left out.
+    pub fn kernel_seconds_by_substrate(&self, run: i64) -> Result<Vec<(String, f64)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT m.substrate, SUM(e.kernel_ms) / 1000.0 AS s FROM evaluations e JOIN mutants m ON m.id = e.mutant
+             WHERE e.run = ?1 AND e.kernel_ms IS NOT NULL GROUP BY m.substrate ORDER BY s DESC, m.substrate",
+        )?;
+        let rows = stmt.query_map(params![run], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
+    }
+
     /// The distinct targets evaluations are stored under (compile targets for GPU runs, `cpu`
     /// for the CPU backend).
     pub fn evaluation_targets(&self) -> Result<Vec<String>> {

@@ -210,6 +210,24 @@ fn evaluation(mutant: &str, target: &str, tau: Option<f64>, orders: Vec<(u32, Op
 }
 
 #[test]
+fn kernel_seconds_by_substrate_sum_one_runs_timed_evaluations_heaviest_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let (first, second) = (store.begin_run("a", "13.0", "t").unwrap(), store.begin_run("b", "13.0", "t").unwrap());
+    let other = SubstrateDescription { name: "L2p2_y".into(), ..desc() };
+    store.put_substrate(&desc(), "h").unwrap();
+    store.put_substrate(&other, "h").unwrap();
+    store.put_mutants("L1p1_x", &[mutant("a"), mutant("b")]).unwrap();
+    store.put_mutants("L2p2_y", &[Mutant { substrate: "L2p2_y".into(), ..mutant("c") }]).unwrap();
+    let timed = |m: &str, seed: u64, ms: Option<f64>| Evaluation { seed, kernel_ms: ms, ..evaluation(m, "t", Some(1e-6), vec![]) };
+    store.put_evaluations(&[timed("a", 1, Some(500.0)), timed("b", 1, Some(250.0)), timed("c", 1, Some(1000.0)), timed("c", 2, None)], first).unwrap();
+    store.put_evaluations(&[timed("a", 3, Some(9000.0))], second).unwrap();
+    assert_eq!(store.kernel_seconds_by_substrate(first).unwrap(), vec![("L2p2_y".to_owned(), 1.0), ("L1p1_x".to_owned(), 0.75)]);
+    assert_eq!(store.kernel_seconds_by_substrate(second).unwrap(), vec![("L1p1_x".to_owned(), 9.0)], "another run's cells are its own");
+    assert!(store.kernel_seconds_by_substrate(first + 99).unwrap().is_empty());
+}
+
+#[test]
 fn evaluations_keep_their_thread_orders_and_each_backend_its_own_target() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("s.sqlite")).unwrap();

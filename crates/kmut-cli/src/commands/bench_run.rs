@@ -87,6 +87,9 @@ struct Figures {
     preparation: kmut_exec::PrepPhases,
     /// The evaluations' wall time by part, as the workers reported it (`kmut_exec::EvalParts`).
     evaluation: kmut_exec::EvalParts,
+    /// The mutants' kernel time by substrate, from this configuration's stored evaluations: how
+    /// much of the GPU's work a few substrates hold. `None` where no evaluation was timed.
+    kernel_by_substrate: Option<KernelSpread>,
     /// Pipeline steps of the evaluations, and those replayed from the original's outputs
     /// instead of launched (the steps before each mutant's first changed one, and after its
     /// last changed one where its run had left the original's state); of those, the steps
@@ -110,6 +113,46 @@ struct Figures {
     /// Substrates that failed or were set aside, and the machine's errors: a figure with any
     /// of these is over less than the whole sample.
     problems: Vec<String>,
+}
+
+/// How one run's mutant kernel seconds spread over its substrates (`Figures::kernel_by_substrate`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+struct KernelSpread {
+    substrates: usize,
+    seconds: f64,
+    /// The share of `seconds` held by the `HEAVIEST` heaviest substrates (all, if fewer).
+    heaviest_share: f64,
+    /// Those substrates and their seconds, heaviest first.
+    heaviest: Vec<(String, f64)>,
+}
+
+/// How many of the heaviest substrates `KernelSpread` names.
+const HEAVIEST: usize = 10;
+
+impl KernelSpread {
+    /// From `Store::kernel_seconds_by_substrate` (heaviest first).
+    fn of(by_substrate: &[(String, f64)]) -> Option<KernelSpread> {
+        let seconds: f64 = by_substrate.iter().map(|(_, s)| s).sum();
+        (seconds > 0.0).then(|| {
+            let heaviest: Vec<(String, f64)> = by_substrate.iter().take(HEAVIEST).cloned().collect();
+            let share = heaviest.iter().map(|(_, s)| s).sum::<f64>() / seconds;
+            KernelSpread { substrates: by_substrate.len(), seconds, heaviest_share: share, heaviest }
+        })
+    }
+
+    /// "600 s over 147 substrates; the 10 heaviest hold 41% (`L2p45_x` 9%, ...)", three named.
+    fn summary(&self) -> String {
+        let named: Vec<String> = self.heaviest.iter().take(3).map(|(name, s)| format!("{name} {:.0}%", 100.0 * s / self.seconds)).collect();
+        let digits = if self.seconds < 10.0 { 2 } else { 0 };
+        format!(
+            "{:.digits$} s over {} substrates; the {} heaviest hold {:.0}% ({})",
+            self.seconds,
+            self.substrates,
+            self.heaviest.len(),
+            100.0 * self.heaviest_share,
+            named.join(", ")
+        )
+    }
 }
 
 /// The configuration `--baseline which` compares `this` with, on `machines` (None: `none`).
@@ -369,6 +412,7 @@ fn measure(
     compiled.store.finish_run(run_id, if summary.interrupted { "interrupted" } else { "done" })?;
     let mut f = figures(c.clone(), &summary, order.len(), gpu_busy, made, plan_seconds);
     f.preparation = kmut_exec::PrepPhases::read(&std::fs::read_to_string(&log).unwrap_or_default());
+    f.kernel_by_substrate = KernelSpread::of(&compiled.store.kernel_seconds_by_substrate(run_id)?);
     Ok(f)
 }
 
@@ -408,6 +452,7 @@ fn figures(configuration: Configuration, s: &RunSummary, mutants: usize, gpu_bus
         worker_time: s.slot_time.shares(),
         preparation: kmut_exec::PrepPhases::default(),
         evaluation: s.eval_parts.clone(),
+        kernel_by_substrate: None,
         pipeline_steps: s.pipeline_steps,
         steps_replayed: s.steps_replayed,
         tail_replayed: s.tail_replayed,
@@ -448,6 +493,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
             if f.worker_time.is_empty() { "-".to_owned() } else { f.worker_time.clone() },
             f.preparation.summary(),
             f.evaluation.summary(),
+            f.kernel_by_substrate.as_ref().map_or_else(|| "-".to_owned(), KernelSpread::summary),
             if f.pipeline_steps == 0 {
                 "-".to_owned()
             } else {
@@ -475,6 +521,7 @@ fn print_table(figures: &[Figures], sampling: Sampling, backend: &str) {
         "worker time",
         "column preparations",
         "evaluation parts",
+        "mutants' kernel time",
         "pipeline steps replayed",
         "columns prepared ahead",
         "original's run skipped",
@@ -559,8 +606,21 @@ impl BusySampler {
 
 #[cfg(test)]
 mod tests {
-    use super::{baseline_configuration, gpu_bound, Configuration, Machines};
+    use super::{baseline_configuration, gpu_bound, Configuration, KernelSpread, Machines};
     use kmut_model::Backend;
+
+    #[test]
+    fn the_kernel_spread_names_the_heaviest_substrates_and_their_share() {
+        let by: Vec<(String, f64)> = (0..12).map(|i| (format!("s{i}"), f64::from(12 - i))).collect();
+        let spread = KernelSpread::of(&by).unwrap();
+        assert_eq!((spread.substrates, spread.seconds, spread.heaviest.len()), (12, 78.0, 10));
+        assert!((spread.heaviest_share - 75.0 / 78.0).abs() < 1e-12, "{spread:?}");
+        assert_eq!(spread.summary(), "78 s over 12 substrates; the 10 heaviest hold 96% (s0 15%, s1 14%, s2 13%)");
+        let few = KernelSpread::of(&by[..2]).unwrap();
+        assert_eq!((few.heaviest.len(), few.heaviest_share), (2, 1.0));
+        assert_eq!(KernelSpread::of(&[]), None, "no timed evaluation, no figure");
+        assert_eq!(KernelSpread::of(&[("s".into(), 0.0)]), None);
+    }
 
     #[test]
     fn previous6_is_previous_at_six_workers_per_gpu_and_keeps_the_cpu_backends_workers() {
