@@ -140,7 +140,7 @@ class Weights:
                 built = self._builder(torch)
             finally:
                 torch.random.set_rng_state(state)
-        return _map_tensors(built, lambda t: t.detach())
+        return map_tensors(built, lambda t: t.detach())
 
     def __call__(self, like: Any) -> Any:
         import torch  # deferred: the contract module stays import-light
@@ -150,7 +150,7 @@ class Weights:
         dtype = like.dtype if like.is_floating_point() else torch.float32
         key = (str(like.device), str(dtype))
         if key not in self._copies:
-            self._copies[key] = _map_tensors(
+            self._copies[key] = map_tensors(
                 self._master, lambda t: t.to(device=like.device, dtype=dtype if t.is_floating_point() else t.dtype)
             )
         return self._copies[key]
@@ -170,15 +170,17 @@ class Weights:
         out: list[Any] = []
         for structure in [self._master, *self._copies.values()]:
             if structure is not None:
-                _map_tensors(structure, out.append)
+                map_tensors(structure, out.append)
         return out
 
 
-def _map_tensors(structure: Any, fn: Callable[[Any], Any]) -> Any:
+def map_tensors(structure: Any, fn: Callable[[Any], Any]) -> Any:
+    """`structure` (nested dicts, lists and tuples) with `fn` applied to every tensor in it;
+    anything else is kept as it is."""
     if isinstance(structure, dict):
-        return {k: _map_tensors(v, fn) for k, v in structure.items()}
+        return {k: map_tensors(v, fn) for k, v in structure.items()}
     if isinstance(structure, (list, tuple)):
-        return type(structure)(_map_tensors(v, fn) for v in structure)
+        return type(structure)(map_tensors(v, fn) for v in structure)
     if hasattr(structure, "data_ptr"):
         return fn(structure)
     return structure

@@ -53,18 +53,25 @@ class Scratch:
         on to its reference and original run instead of waiting for a write of up to gigabytes
         (official level-1 inputs). One write at a time; the file appears under its name only
         once complete."""
-        torch = self.torch
-        size = sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
-        try:
-            used = sum(p.stat().st_size for p in path.parent.glob("*.pt"))
-        except OSError as e:
-            self.log(f"could not cache inputs in {path.parent}: {e}")
-            return
-        if used + size > self.limit_bytes:
+        if not self.fits(inputs):
             return
         self.finish()
         self.writer = threading.Thread(target=self._write, args=(path, inputs), name="kmut-scratch-writer")
         self.writer.start()
+
+    def fits(self, structure: Any) -> bool:
+        """Whether the tensors of `structure` (a list, dict or tuple of them) fit the folder's
+        byte limit beside the files already there (a folder that cannot be read fits nothing)."""
+        from .contract import map_tensors
+
+        sizes: list[int] = []
+        map_tensors(structure, lambda t: sizes.append(t.numel() * t.element_size()))
+        try:
+            used = sum(p.stat().st_size for p in self.folder.glob("*.pt"))
+        except OSError as e:
+            self.log(f"could not cache in {self.folder}: {e}")
+            return False
+        return used + sum(sizes) <= self.limit_bytes
 
     def _write(self, path: Path, inputs: Any) -> None:
         tmp = path.with_suffix(f".tmp{os.getpid()}")
@@ -95,8 +102,9 @@ class Scratch:
 
         from .contract import WEIGHT_SEED
 
+        digest = hashlib.sha256(source).hexdigest()
         for index, w in enumerate(weight_sets):
-            key = scratch_key(hashlib.sha256(source).hexdigest(), index, WEIGHT_SEED, str(self.torch.__version__))
+            key = scratch_key(digest, index, WEIGHT_SEED, str(self.torch.__version__))
             w.cache = functools.partial(self.weights, self.folder / f"weights-{name}-{index}-{key}.pt")
 
     def weights(self, path: Path, build: Callable[[], Any]) -> Any:
@@ -111,13 +119,7 @@ class Scratch:
             except Exception as e:  # noqa: BLE001 - a half-written or foreign file: build again
                 self.log(f"scratch file {path} unreadable ({e}); building the weights again")
         built = build()
-        size = _tensor_bytes(built, self.torch)
-        try:
-            used = sum(p.stat().st_size for p in self.folder.glob("*.pt"))
-        except OSError as e:
-            self.log(f"could not cache weights in {self.folder}: {e}")
-            return built
-        if used + size <= self.limit_bytes:
+        if self.fits(built):
             self._write(path, built)
         return built
 
@@ -140,15 +142,6 @@ class Scratch:
         except OSError as e:
             self.log(f"could not cache a validity verdict in {path.parent}: {e}")
         return verdict
-
-
-def _tensor_bytes(structure: Any, torch: Any) -> int:
-    """Bytes of every tensor in a (nested) dict, list or tuple."""
-    if isinstance(structure, dict):
-        return sum(_tensor_bytes(v, torch) for v in structure.values())
-    if isinstance(structure, (list, tuple)):
-        return sum(_tensor_bytes(v, torch) for v in structure)
-    return structure.numel() * structure.element_size() if isinstance(structure, torch.Tensor) else 0
 
 
 def on_cpu(inputs: list[Any], torch: Any) -> list[Any]:
