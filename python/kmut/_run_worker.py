@@ -158,9 +158,9 @@ class Worker:
             from .bridge import Launcher
             from .validate import kernel_names
 
-            fields, K, _ = loader.load(Path(spec["path"]), self.torch)
+            fields, K, module = loader.load(Path(spec["path"]), self.torch)
             if self.scratch is not None and K.weight_sets:
-                self.scratch.share_weights(name, Path(spec["path"]).read_bytes(), K.weight_sets)
+                self.scratch.share_weights(name, module.__kmut_source_sha256__, K.weight_sets)
             if self.cpu:
                 from .cpu_backend import CpuLauncher
 

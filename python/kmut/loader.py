@@ -8,6 +8,7 @@ initialisation, tensor factories and torch's extension builder raise `ImportTime
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import importlib.util
 import inspect
 import sys
@@ -88,7 +89,7 @@ def load_module(path: Path, torch: Any) -> Any:
         )
     try:
         source = path.read_text(encoding="utf-8")
-        compile(source, str(path), "exec")
+        code = compile(source, str(path), "exec")
     except SyntaxError as e:
         raise SubstrateImportError(f"{path}:{e.lineno}", "import", f"syntax error: {e.msg} (column {e.offset})") from None
     except UnicodeDecodeError as e:
@@ -98,9 +99,13 @@ def load_module(path: Path, torch: Any) -> Any:
     if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
         raise SubstrateImportError(str(path), "import", "Python cannot load this file as a module")
     module = importlib.util.module_from_spec(spec)
+    # The digest of the very text the module runs: what a run's shared weights are keyed by
+    # (`kmut.scratch.Scratch.share_weights`), so a file edited during a run cannot pair one
+    # version's weights with another's key.
+    module.__kmut_source_sha256__ = hashlib.sha256(source.encode("utf-8")).hexdigest()
     try:
         with import_guard(torch, "import"):
-            spec.loader.exec_module(module)
+            exec(code, module.__dict__)  # noqa: S102 - the substrate's own code, as an import would run it
     except ImportTimeWork as e:
         raise SubstrateImportError(_where(e, path), "import", f"the module does {e}; defer it to launch/ref or K.weights") from None
     except Exception as e:  # noqa: BLE001 - any failure of foreign code is reported, not raised

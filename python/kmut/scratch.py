@@ -91,20 +91,20 @@ class Scratch:
             self.writer.join()
             self.writer = None
 
-    def share_weights(self, name: str, source: bytes, weight_sets: list[Any]) -> None:
+    def share_weights(self, name: str, source_sha256: str, weight_sets: list[Any]) -> None:
         """Have a loaded substrate's weight sets (`kmut.contract.Weights`, in `K.weight_sets`
         order) built once for every worker of the run: each worker releases a substrate when it
         moves to another, so without this each switch rebuilt them on the CPU (14 s for the
         2.15 G parameters of level 3's shallow wide MLP, on every worker and replacement that
-        met it). The key is the substrate's source, the set's position and torch's version: a
-        changed file or another torch builds again."""
+        met it). The key is the digest of the substrate's source as loaded
+        (`kmut.loader.load_module`), the set's position and torch's version: a changed file or
+        another torch builds again."""
         import functools
 
         from .contract import WEIGHT_SEED
 
-        digest = hashlib.sha256(source).hexdigest()
         for index, w in enumerate(weight_sets):
-            key = scratch_key(digest, index, WEIGHT_SEED, str(self.torch.__version__))
+            key = scratch_key(source_sha256, index, WEIGHT_SEED, str(self.torch.__version__))
             w.cache = functools.partial(self.weights, self.folder / f"weights-{name}-{index}-{key}.pt")
 
     def weights(self, path: Path, build: Callable[[], Any]) -> Any:

@@ -351,7 +351,7 @@ def test_weights_are_built_once_per_scratch_folder_and_load_bit_for_bit(tmp_path
         lin = t.nn.Linear(64, 32)
         return {"w": lin.weight, "b": lin.bias, "sizes": [64, 32]}
 
-    def loaded(source: bytes = b"substrate v1", limit: int = 1 << 30) -> Weights:
+    def loaded(source: str = "digest-v1", limit: int = 1 << 30) -> Weights:
         w = Weights(builder)
         Scratch(tmp_path, limit, torch, print).share_weights("L3p1_mlp", source, [w])
         return w
@@ -374,7 +374,7 @@ def test_weights_are_built_once_per_scratch_folder_and_load_bit_for_bit(tmp_path
     second["w"].fill_(7.0)
     assert torch.equal(loaded()(like)["w"], plain["w"]) and builds == [1, 1]
     # Another source is another file, built again.
-    loaded(b"substrate v2")(like)
+    loaded("digest-v2")(like)
     assert builds == [1, 1, 1] and len(list(tmp_path.glob("weights-*.pt"))) == 2
     # A damaged file is built again (and replaced), not trusted.
     for f in tmp_path.glob("weights-*.pt"):
@@ -386,9 +386,25 @@ def test_weights_are_built_once_per_scratch_folder_and_load_bit_for_bit(tmp_path
     full.mkdir()
     for _ in range(2):
         w = Weights(builder)
-        Scratch(full, 10, torch, print).share_weights("L3p1_mlp", b"substrate v1", [w])
+        Scratch(full, 10, torch, print).share_weights("L3p1_mlp", "digest-v1", [w])
         assert torch.equal(w(like)["w"], plain["w"])
     assert builds == [1] * 6 and not list(full.iterdir())
+
+def test_a_loaded_module_carries_the_digest_of_the_text_it_ran(tmp_path):
+    """The shared weights' key is the digest `load_module` takes of the text it executes, not of
+    a second read of the file, so one version's weights never take another version's key."""
+    import hashlib
+
+    from kmut import loader
+
+    path = tmp_path / "L1p1_x.py"
+    for version in ("1", "2"):
+        text = f"VERSION = {version}\n"
+        path.write_text(text)
+        module = loader.load_module(path, torch)
+        assert module.VERSION == int(version)
+        assert module.__kmut_source_sha256__ == hashlib.sha256(text.encode()).hexdigest()
+
 
 def test_a_preparation_that_loses_the_context_is_retried_not_blamed_on_the_substrate(capsys):
     # A fault of an earlier evaluation can surface at the next column's launches: the engine
