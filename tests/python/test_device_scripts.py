@@ -191,3 +191,26 @@ def test_the_shipped_footprint_table_names_only_accepted_substrates():
     accepted = {p.stem for p in (ROOT / "substrates/accepted").glob("*.py")}
     assert doc["substrates"] and set(doc["substrates"]) <= accepted, set(doc["substrates"]) - accepted
     assert all(isinstance(b, int) and b >= 1 << 30 for by in doc["substrates"].values() for b in by.values())
+
+
+def test_the_rewritten_corpus_swaps_in_only_the_rewrites_that_passed(tmp_path):
+    accepted = tmp_path / "substrates" / "accepted"
+    accepted.mkdir(parents=True)
+    for name in ("L1p1_a.py", "L2p2_b.py", "L2p3_c.py"):
+        (accepted / name).write_text("")
+    # b's rewrite passed, c's failed, d's passed but rewrites nothing accepted.
+    for name in ("L2p2_b.py", "L2p3_c.py", "L2p4_d.py"):
+        (tmp_path / "substrates" / f"candidate_{name}").write_text("")
+    report = [
+        {"path": "substrates/candidate_L2p2_b.py", "verdict": "PASS"},
+        {"path": "substrates/candidate_L2p3_c.py", "verdict": "FAIL"},
+        {"path": "substrates/candidate_L2p4_d.py", "verdict": "PASS"},
+    ]
+    gate = tmp_path / "gate.json"
+    gate.write_text(json.dumps(report))
+    script = ROOT / "scripts/rewrite-corpus.py"
+    out = subprocess.run([sys.executable, str(script), str(gate), "--root", str(tmp_path)], check=True, capture_output=True, text=True)
+    assert out.stdout.split() == ["substrates/accepted/L1p1_a.py", "substrates/candidate_L2p2_b.py", "substrates/accepted/L2p3_c.py"]
+    # A gate that never wrote its JSON is named, not read as "nothing passed".
+    bad = subprocess.run([sys.executable, str(script), str(tmp_path / "missing.json")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "missing.json" in bad.stderr

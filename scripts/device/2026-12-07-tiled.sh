@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The tiled rewrites of the heaviest level-2 substrates (eighteenth session, issue 21's goal 3).
+# Twenty substrates' naive kernels hold about 60% of the whole-corpus bench's mutant kernel time
+# (docs/performance.md), against substrates/STYLE.md's own cost rule; their tiled rewrites wait in
+# substrates/candidate_L2p*.py (same names as the accepted files they would replace). Run on the
+# device from the repository root, carrying .dev1/ and .whl/.
+#   PART=a  the rewrites gated on this GPU (`kmut gate`, no --accept: the acceptance is mirrored in
+#           git afterwards, with its verdicts), then the whole-corpus bench (600 mutants, seed 0,
+#           --baseline none) over the corpus with each passing rewrite in place of its accepted file.
+#   PART=b  the same bench over the accepted corpus as it is (the same machine's baseline: compare
+#           only rows of one machine), then the accepted files the rewrites replace gated too, for
+#           their forward times beside the rewrites' (the gate's `fwd ms`).
+# Every part ends with the working store's export (scripts/device/common.sh, through the campaign
+# script), and the gate's JSON and table stay whole under $OUT.
+set -uo pipefail
+# shellcheck source=scripts/device/wheel.sh
+source scripts/device/wheel.sh
+OUT=${OUT:-/tmp/out}; export OUT; mkdir -p "$OUT"
+LIMIT=${CALL_LIMIT:-585}; start=$(date +%s)
+left() { echo $(( LIMIT - ($(date +%s) - start) )); }
+install_wheel || exit 1
+export PYTHONPATH=/tmp/kmut-site:$PWD PYTHONUNBUFFERED=1 KMUT_CACHE_DIR=/tmp/kmut-cache KMUT_NO_PROGRESS=1
+echo "card: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1) (part ${PART:-a})"
+# The rewrites: candidates whose name is an accepted substrate's.
+rewrites=()
+for c in substrates/candidate_L2p*.py; do
+  [ -f "substrates/accepted/${c#substrates/candidate_}" ] && rewrites+=("$c")
+done
+echo "${#rewrites[@]} rewrites: ${rewrites[*]}"
+# gate TAG FILE...: the gate's table and JSON under $OUT/gate-TAG.*; prints the verdict table.
+gate() {
+  local tag=$1; shift
+  timeout -k 10 "${GATE_LIMIT:-200}" python3 -m kmut gate --jobs "${GATE_JOBS:-6}" "$@" --json "$OUT/gate-$tag.json" \
+    > "$OUT/gate-$tag.txt" 2> "$OUT/gate-$tag.err"
+  echo "gate ($tag) exit $?"; grep -E "^(L[0-9]|candidate|-)" "$OUT/gate-$tag.txt"
+}
+bench() {
+  BENCH_SUBSTRATES="$1" BENCH_LIMIT=$(( $(left) - 60 )) BENCH_SAMPLE=${BENCH_SAMPLE:-600} BENCH_BASELINE=none \
+    WIT_WORKERS=${WIT_WORKERS:-10} FUSED_TEST=0 TRANSFORM_TEST=0 DRAW_BENCH=0 LIMIT_TEST=0 \
+    CALL_LIMIT=$(( $(left) - 5 )) bash scripts/device/2026-12-03-campaign.sh
+}
+if [ "${PART:-a}" = a ]; then
+  gate tiled "${rewrites[@]}"
+  # The corpus with every rewrite that passed in place of its accepted file.
+  corpus=$(python3 scripts/rewrite-corpus.py "$OUT/gate-tiled.json")
+  echo "bench corpus: $(echo "$corpus" | tr ' ' '\n' | grep -c candidate_) rewrites in place"
+  bench "$corpus"
+else
+  bench "$(echo substrates/accepted/*.py)"
+  accepted=(); for c in "${rewrites[@]}"; do accepted+=("substrates/accepted/${c#substrates/candidate_}"); done
+  GATE_LIMIT=$(( $(left) - 10 )) gate accepted "${accepted[@]}"
+fi
+echo "call done after $(( $(date +%s) - start )) s"
