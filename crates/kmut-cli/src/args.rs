@@ -904,8 +904,8 @@ pub struct BenchRunArgs {
     /// before, as on another worker before a replacement) or `none` (the
     /// given configuration alone, for a sample too large to run twice in one sitting; compare
     /// with an earlier row of the same sample and seed).
-    #[arg(long, default_value = "previous", value_parser = ["previous", "previous6", "one-gpu", "no-prefix", "no-tail", "waves", "prefetch", "heavy-first", "no-fused", "relocate", "twist", "rerun-original", "none"], value_name = "WHICH")]
-    pub baseline: String,
+    #[arg(long, value_enum, default_value_t = Baseline::Previous, value_name = "WHICH")]
+    pub baseline: Baseline,
     /// Print the figures as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -1025,4 +1025,31 @@ pub struct GateArgs {
     /// are not run; the best verdict is PRECHECK OK, and --accept is refused.
     #[arg(long, default_value = "gpu", value_parser = ["gpu", "cpu"], value_name = "BACKEND")]
     pub backend: String,
+}
+
+/// What `kmut bench run` compares the given configuration with (`--baseline`; each is described
+/// in the option's help and built by `commands::bench_run::baseline_configuration`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Baseline {
+    Previous,
+    Previous6,
+    OneGpu,
+    NoPrefix,
+    NoTail,
+    Waves,
+    Prefetch,
+    HeavyFirst,
+    NoFused,
+    Relocate,
+    Twist,
+    RerunOriginal,
+    None,
+}
+
+impl Baseline {
+    /// The name `--baseline` takes, also the configuration's name in the table.
+    pub fn name(self) -> String {
+        use clap::ValueEnum;
+        self.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+    }
 }

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::compile::{compile_substrates, interrupt_flag, Compiled};
 use super::run::{engine_config, first_round, heavy_limit, images_of, machines, scratch_dir, worker_command, Machines, RunProgress, Setting};
-use crate::args::{BenchRunArgs, RunArgs};
+use crate::args::{Baseline, BenchRunArgs, RunArgs};
 use crate::{Environment, ExitStatus};
 
 /// The sample when `--sample` is not given: large enough that worker starts and column
@@ -156,44 +156,45 @@ impl KernelSpread {
 }
 
 /// The configuration `--baseline which` compares `this` with, on `machines` (None: `none`).
-fn baseline_configuration(which: &str, this: &Configuration, machines: &Machines, backend: Backend) -> Option<Configuration> {
+fn baseline_configuration(which: Baseline, this: &Configuration, machines: &Machines, backend: Backend) -> Option<Configuration> {
+    let name = which.name();
     match which {
         // Only the given configuration: where both would not fit one sitting (a device call's
         // ten minutes), commits compare through the table rows of the same sample and seed.
-        "none" => None,
-        "one-gpu" => Some(Configuration { name: "one-gpu".into(), devices: machines.devices[..1].to_vec(), ..this.clone() }),
+        Baseline::None => None,
+        Baseline::OneGpu => Some(Configuration { name, devices: machines.devices[..1].to_vec(), ..this.clone() }),
         // One lever alone: the steps before a mutant's first changed one launched.
-        "no-prefix" => Some(Configuration { name: "no-prefix".into(), worker_flags: vec!["--no-skip-prefix".into()], ..this.clone() }),
+        Baseline::NoPrefix => Some(Configuration { name, worker_flags: vec!["--no-skip-prefix".into()], ..this.clone() }),
         // One lever alone: the steps after a mutant's last changed one launched, also where
         // its run left the original's state.
-        "no-tail" => Some(Configuration { name: "no-tail".into(), worker_flags: vec!["--no-skip-tail".into()], ..this.clone() }),
+        Baseline::NoTail => Some(Configuration { name, worker_flags: vec!["--no-skip-tail".into()], ..this.clone() }),
         // One lever alone: each first-kill column waits for the wave before it to end.
-        "waves" => Some(Configuration { name: "waves".into(), advance_waves: false, ..this.clone() }),
+        Baseline::Waves => Some(Configuration { name, advance_waves: false, ..this.clone() }),
         // One lever alone: the output's comparison and the column checksum by torch's
         // kernels instead of kmut's one-launch ones.
-        "no-fused" => Some(Configuration { name: "no-fused".into(), worker_flags: vec!["--no-fused".into()], ..this.clone() }),
+        Baseline::NoFused => Some(Configuration { name, worker_flags: vec!["--no-fused".into()], ..this.clone() }),
         // One lever alone: `launch`'s buffers moved between canaries after it returns
         // instead of allocated there.
-        "relocate" => Some(Configuration { name: "relocate".into(), worker_flags: vec!["--relocate-buffers".into()], ..this.clone() }),
+        Baseline::Relocate => Some(Configuration { name, worker_flags: vec!["--relocate-buffers".into()], ..this.clone() }),
         // One lever alone: official inputs drawn with the twist on one thread, not every
         // thread jumped to its own run of the stream (kmut-rng's jump).
-        "twist" => Some(Configuration { name: "twist".into(), worker_flags: vec!["--draw-twist".into()], ..this.clone() }),
+        Baseline::Twist => Some(Configuration { name, worker_flags: vec!["--draw-twist".into()], ..this.clone() }),
         // One lever alone: no column prepared ahead of its first-kill wave.
-        "prefetch" => Some(Configuration { name: "no-prefetch".into(), prefetch: false, ..this.clone() }),
+        Baseline::Prefetch => Some(Configuration { name: "no-prefetch".into(), prefetch: false, ..this.clone() }),
         // One lever alone: the heaviest protocol columns taken in the usual order.
-        "heavy-first" => Some(Configuration { name: "no-heavy-first".into(), heavy_first: false, ..this.clone() }),
+        Baseline::HeavyFirst => Some(Configuration { name: "no-heavy-first".into(), heavy_first: false, ..this.clone() }),
         // The original run on every column prepared: neither taken from this
         // configuration's earlier preparation of the column nor deferred to a failing
         // evaluation where a sibling seed was measured (`reuse_original` turns off both).
-        "rerun-original" => Some(Configuration { name: "rerun-original".into(), reuse_original: false, ..this.clone() }),
+        Baseline::RerunOriginal => Some(Configuration { name, reuse_original: false, ..this.clone() }),
         // The defaults before the throughput work: two workers per GPU, float64 throughout,
         // every pipeline step launched. `previous6` is the same engine at six workers per GPU,
         // the widest configuration measured before that work (4.6 evaluations/s on an H200,
         // 2026-12-02), so a ratio against it is not inflated by the width alone.
-        _ => Some(Configuration {
-            name: which.into(),
+        Baseline::Previous | Baseline::Previous6 => Some(Configuration {
+            name,
             workers_per_device: match (backend, which) {
-                (Backend::Gpu, "previous6") => 6,
+                (Backend::Gpu, Baseline::Previous6) => 6,
                 (Backend::Gpu, _) => 2,
                 _ => machines.workers,
             },
@@ -238,7 +239,7 @@ pub fn run(args: &BenchRunArgs, env: &Environment) -> anyhow::Result<ExitStatus>
             heavy_first: true,
             reuse_original: !run.rerun_original,
         };
-        let baseline = baseline_configuration(&args.baseline, &this, &machines, backend);
+        let baseline = baseline_configuration(args.baseline, &this, &machines, backend);
         let heavy_ms = heavy_limit(run.heavy_limit, backend);
         let mut figures = Vec::new();
         for c in baseline.into_iter().chain([this]) {
@@ -606,7 +607,7 @@ impl BusySampler {
 
 #[cfg(test)]
 mod tests {
-    use super::{baseline_configuration, gpu_bound, Configuration, KernelSpread, Machines};
+    use super::{baseline_configuration, gpu_bound, Baseline, Configuration, KernelSpread, Machines};
     use kmut_model::Backend;
 
     #[test]
@@ -636,15 +637,24 @@ mod tests {
         };
         let machines = Machines { devices: vec![0], workers: 10, gxx: None };
         let gpu = |which| baseline_configuration(which, &this, &machines, Backend::Gpu).unwrap();
-        let (previous, wide) = (gpu("previous"), gpu("previous6"));
+        let (previous, wide) = (gpu(Baseline::Previous), gpu(Baseline::Previous6));
         assert_eq!((previous.name.as_str(), previous.workers_per_device), ("previous", 2));
         assert_eq!((wide.name.as_str(), wide.workers_per_device), ("previous6", 6));
         // Only the width differs: the same engine settings and worker flags.
         assert_eq!(wide.worker_flags, previous.worker_flags);
         assert!(!wide.advance_waves && !wide.prefetch && !wide.heavy_first && !wide.reuse_original);
-        let cpu = baseline_configuration("previous6", &this, &machines, Backend::Cpu).unwrap();
+        let cpu = baseline_configuration(Baseline::Previous6, &this, &machines, Backend::Cpu).unwrap();
         assert_eq!(cpu.workers_per_device, 10, "the CPU backend's workers come from --cpu-workers");
-        assert!(baseline_configuration("none", &this, &machines, Backend::Gpu).is_none());
+        assert!(baseline_configuration(Baseline::None, &this, &machines, Backend::Gpu).is_none());
+        // The names `--baseline` takes are the configurations' names in the table.
+        use clap::ValueEnum as _;
+        for which in Baseline::value_variants() {
+            let parsed = Baseline::from_str(&which.name(), false).unwrap();
+            assert_eq!(parsed, *which);
+        }
+        assert_eq!(gpu(Baseline::OneGpu).name, "one-gpu");
+        assert_eq!(gpu(Baseline::RerunOriginal).name, "rerun-original");
+        assert_eq!(gpu(Baseline::Prefetch).name, "no-prefetch", "a lever turned off is named for its absence");
     }
 
     #[test]
