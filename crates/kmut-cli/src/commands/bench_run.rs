@@ -608,6 +608,7 @@ impl BusySampler {
 #[cfg(test)]
 mod tests {
     use super::{baseline_configuration, gpu_bound, Baseline, Configuration, KernelSpread, Machines};
+    use clap::ValueEnum as _;
     use kmut_model::Backend;
 
     #[test]
@@ -647,7 +648,6 @@ mod tests {
         assert_eq!(cpu.workers_per_device, 10, "the CPU backend's workers come from --cpu-workers");
         assert!(baseline_configuration(Baseline::None, &this, &machines, Backend::Gpu).is_none());
         // The names `--baseline` takes are the configurations' names in the table.
-        use clap::ValueEnum as _;
         for which in Baseline::value_variants() {
             let parsed = Baseline::from_str(&which.name(), false).unwrap();
             assert_eq!(parsed, *which);
