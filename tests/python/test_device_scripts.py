@@ -214,3 +214,47 @@ def test_the_rewritten_corpus_swaps_in_only_the_rewrites_that_passed(tmp_path):
     # A gate that never wrote its JSON is named, not read as "nothing passed".
     bad = subprocess.run([sys.executable, str(script), str(tmp_path / "missing.json")], capture_output=True, text=True)
     assert bad.returncode == 2 and "missing.json" in bad.stderr
+
+
+def tiny_wheel(folder: Path, version: str) -> Path:
+    """A minimal valid wheel of a package `kmut` whose module says its version."""
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.whl"):
+        old.unlink()
+    path = folder / "kmut-0.1.0-py3-none-any.whl"
+    info = "kmut-0.1.0.dist-info"
+    files = {
+        "kmut/__init__.py": f"VERSION = {version!r}\n",
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: kmut\nVersion: 0.1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    with zipfile.ZipFile(path, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+        z.writestr(f"{info}/RECORD", "".join(f"{n},,\n" for n in files) + f"{info}/RECORD,,\n")
+    return path
+
+
+def test_the_device_wheel_is_installed_once_per_wheel_not_once_per_script(tmp_path):
+    site = tmp_path / "site"
+    install = f"source {ROOT}/scripts/device/wheel.sh && install_wheel"
+    # The test's own Python (a venv with pip) as the script's python3.
+    env = {"KMUT_SITE": str(site), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
+
+    def run() -> None:
+        subprocess.run(["bash", "-c", install], cwd=tmp_path, env=env, check=True, capture_output=True)
+
+    tiny_wheel(tmp_path / ".whl", "1")
+    run()
+    assert "VERSION = '1'" in (site / "kmut/__init__.py").read_text()
+    # The same wheel again (a script the first one runs): nothing reinstalled, so a file
+    # changed since stays as it is.
+    (site / "kmut/__init__.py").write_text("touched\n")
+    run()
+    assert (site / "kmut/__init__.py").read_text() == "touched\n"
+    # Another wheel (a warm machine's next call): installed over the first.
+    tiny_wheel(tmp_path / ".whl", "2")
+    run()
+    assert "VERSION = '2'" in (site / "kmut/__init__.py").read_text()
