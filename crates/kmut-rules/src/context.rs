@@ -252,7 +252,9 @@ impl FunctionInfo {
             let (Some(left), Some(op)) = (field(a, "left"), operator(a)) else {
                 continue;
             };
-            if left.kind() != "identifier" || !inside_loop(a, func.body) {
+            // A for-statement's own update (`j += blockDim.x`) steps its counter; it accumulates
+            // nothing (`boundary-loop-step-double` is its fault, and `acc = e` there only hangs).
+            if left.kind() != "identifier" || !inside_loop(a, func.body) || is_loop_update(a) {
                 continue;
             }
             let name = src.text(left);
@@ -265,6 +267,11 @@ impl FunctionInfo {
         }
         info
     }
+}
+
+/// Whether `n` is the update clause of its parent for-statement (`for (...; ...; n)`).
+pub fn is_loop_update(n: Node<'_>) -> bool {
+    n.parent().is_some_and(|p| p.kind() == "for_statement" && field(p, "update").is_some_and(|u| u.id() == n.id()))
 }
 
 fn inside_loop(node: Node<'_>, body: Node<'_>) -> bool {

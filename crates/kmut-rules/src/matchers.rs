@@ -4,7 +4,7 @@
 
 use kmut_syntax::{descendants, field, named_children, operator, Node};
 
-use crate::context::{is_float_literal, Ctx, RELATIONAL};
+use crate::context::{is_float_literal, is_loop_update, Ctx, RELATIONAL};
 use crate::site::Site;
 
 const FP16: &str = "cuda_fp16.h";
@@ -476,7 +476,7 @@ fn paren(ctx: &Ctx<'_>, n: Node<'_>) -> String {
 }
 
 fn is_accumulator_update(ctx: &Ctx<'_>, n: Node<'_>) -> bool {
-    field(n, "left").is_some_and(|l| l.kind() == "identifier" && ctx.info.accumulators.contains(ctx.text(l))) && ctx.in_loop(n)
+    field(n, "left").is_some_and(|l| l.kind() == "identifier" && ctx.info.accumulators.contains(ctx.text(l))) && ctx.in_loop(n) && !is_loop_update(n)
 }
 
 fn compound(ctx: &Ctx<'_>, from: &str, to: &str) -> Vec<Site> {
@@ -485,10 +485,6 @@ fn compound(ctx: &Ctx<'_>, from: &str, to: &str) -> Vec<Site> {
         .filter(|n| !is_loop_update(*n))
         .filter_map(|n| operator(n).map(|o| Site::replace(o, to)))
         .collect()
-}
-
-fn is_loop_update(n: Node<'_>) -> bool {
-    n.parent().is_some_and(|p| p.kind() == "for_statement" && field(p, "update").is_some_and(|u| u.id() == n.id()))
 }
 
 fn increment_flip(ctx: &Ctx<'_>) -> Vec<Site> {

@@ -157,3 +157,23 @@ fn source_mutants_carry_one_fault_edit_plus_at_most_an_include() {
         }
     }
 }
+
+#[test]
+fn a_for_statements_own_step_is_no_accumulator() {
+    // `j += blockDim.x` steps a strided loop; overwriting or negating it makes a hang, not the
+    // lost or mis-signed sum the accumulator rules model. The sum in the body is one.
+    let body = "    float acc = 0.0f;\n    for (int j = threadIdx.x; j < n; j += blockDim.x) acc += x[j];\n    out[threadIdx.x] = acc;";
+    let desc = describe(wrap(body));
+    for id in ["semantic-acc-overwrite", "semantic-acc-negate", "semantic-acc-init-one"] {
+        let rule = RULES.iter().find(|r| r.id == id).unwrap();
+        let m = mutate(&desc, &[rule]).unwrap();
+        let sources: Vec<String> = m.mutants.iter().filter_map(|x| x.apply(&desc.cuda)).collect();
+        assert_eq!(sources.len(), 1, "{id}: only the sum is an accumulator, got {sources:#?}");
+        assert!(sources[0].contains("j += blockDim.x"), "{id} left the loop's step alone: {}", sources[0]);
+    }
+    // A counter stepped in the body of a while loop is still read as an accumulator: only the
+    // for-statement's update clause is told apart.
+    let body = "    int j = 0;\n    while (j < n) { out[j] = x[j]; j += 4; }";
+    let rule = RULES.iter().find(|r| r.id == "semantic-acc-negate").unwrap();
+    assert_eq!(mutate(&describe(wrap(body)), &[rule]).unwrap().mutants.len(), 1);
+}
