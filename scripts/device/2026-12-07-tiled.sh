@@ -8,8 +8,9 @@
 #           git afterwards, with its verdicts), then the whole-corpus bench (600 mutants, seed 0,
 #           --baseline none) over the corpus with each passing rewrite in place of its accepted file.
 #   PART=b  the same bench over the accepted corpus as it is (the same machine's baseline: compare
-#           only rows of one machine), then the accepted files the rewrites replace gated too, for
-#           their forward times beside the rewrites' (the gate's `fwd ms`).
+#           only rows of one machine; call it right after PART=a, while the machine is warm), then
+#           in the time left the run worker's GPU tests and the accepted files the rewrites
+#           replace, gated for their forward times beside the rewrites' (the gate's `fwd ms`).
 # Every part ends with the working store's export (scripts/device/common.sh, through the campaign
 # script), and the gate's JSON and table stay whole under $OUT.
 set -uo pipefail
@@ -47,7 +48,13 @@ if [ "${PART:-a}" = a ]; then
   bench "$corpus"
 else
   bench "$(echo substrates/accepted/*.py)"
+  # In the time left: the run worker's GPU tests (the allocated buffers' check has run on no GPU
+  # yet), then the accepted files the rewrites replace, gated for their forward times.
+  if [ "$(left)" -gt 120 ]; then
+    timeout -k 10 $(( $(left) - 60 )) python3 -m pytest -q -p no:cacheprovider -m gpu tests/python/test_run_gpu.py > "$OUT/gpu-tests.txt" 2>&1
+    echo "GPU tests (tests/python/test_run_gpu.py): $(tail -n 1 "$OUT/gpu-tests.txt")"; grep -E "^(FAILED|ERROR)" "$OUT/gpu-tests.txt" | head -n 20
+  fi
   accepted=(); for c in "${rewrites[@]}"; do accepted+=("substrates/accepted/${c#substrates/candidate_}"); done
-  GATE_LIMIT=$(( $(left) - 10 )) gate accepted "${accepted[@]}"
+  [ "$(left)" -gt 60 ] && GATE_LIMIT=$(( $(left) - 10 )) gate accepted "${accepted[@]}"
 fi
 echo "call done after $(( $(date +%s) - start )) s"
