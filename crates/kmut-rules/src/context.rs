@@ -17,8 +17,12 @@ pub struct FunctionInfo {
     pub outputs: HashSet<String>,
     /// `__shared__` arrays.
     pub shared: HashSet<String>,
-    /// Locals updated with `+=`, `-=` or `x = x + ...` inside a loop body.
+    /// Locals updated with `+=`, `-=` or `x = x + ...` inside a loop body: scalars, and local
+    /// (register, not `__shared__`) arrays whose elements are so updated (`acc[i][j] += a * b`,
+    /// a tiled kernel's micro-tile), by the array's name.
     pub accumulators: HashSet<String>,
+    /// Local arrays declared without `__shared__` (per-thread, in registers or local memory).
+    pub local_arrays: HashSet<String>,
     /// Locals whose value derives from `threadIdx`, `blockIdx` or other such locals.
     pub thread_derived: HashSet<String>,
     /// Integer-typed parameters (candidate sizes and strides).
@@ -186,6 +190,7 @@ impl FunctionInfo {
             outputs: HashSet::new(),
             shared: HashSet::new(),
             accumulators: HashSet::new(),
+            local_arrays: HashSet::new(),
             thread_derived: HashSet::new(),
             int_params: Vec::new(),
         };
@@ -232,6 +237,8 @@ impl FunctionInfo {
                 }
                 if shared {
                     info.shared.insert(name.clone());
+                } else if array {
+                    info.local_arrays.insert(name.clone());
                 }
                 if let Some(value) = field(decl, "value") {
                     let derived = descendants(value).any(|n| {
@@ -254,19 +261,38 @@ impl FunctionInfo {
             };
             // A for-statement's own update (`j += blockDim.x`) steps its counter; it accumulates
             // nothing (`boundary-loop-step-double` is its fault, and `acc = e` there only hangs).
-            if left.kind() != "identifier" || !inside_loop(a, func.body) || is_loop_update(a) {
+            if !inside_loop(a, func.body) || is_loop_update(a) {
                 continue;
             }
-            let name = src.text(left);
+            // The variable: a scalar local, or a local array whose element is updated.
+            let variable = match left.kind() {
+                "identifier" => src.text(left),
+                "subscript_expression" => match subscript_base(left) {
+                    Some(base) if info.local_arrays.contains(src.text(base)) => src.text(base),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let target = src.text(left);
             let op = src.text(op);
             let self_update =
-                op == "=" && field(a, "right").is_some_and(|r| r.kind() == "binary_expression" && field(r, "left").is_some_and(|l| src.text(l) == name));
-            if (op == "+=" || op == "-=" || self_update) && info.types.contains_key(name) && !info.pointers.contains(name) {
-                info.accumulators.insert(name.to_owned());
+                op == "=" && field(a, "right").is_some_and(|r| r.kind() == "binary_expression" && field(r, "left").is_some_and(|l| src.text(l) == target));
+            let scalar = left.kind() == "identifier" && !info.pointers.contains(variable);
+            if (op == "+=" || op == "-=" || self_update) && info.types.contains_key(variable) && (scalar || left.kind() == "subscript_expression") {
+                info.accumulators.insert(variable.to_owned());
             }
         }
         info
     }
+}
+
+/// The array an element access names: `acc` for `acc[i][j]` (None for `p->a[i]`, `f()[i]`).
+pub fn subscript_base(n: Node<'_>) -> Option<Node<'_>> {
+    let mut n = n;
+    while n.kind() == "subscript_expression" {
+        n = field(n, "argument")?;
+    }
+    (n.kind() == "identifier").then_some(n)
 }
 
 /// Whether `n` is the update clause of its parent for-statement (`for (...; ...; n)`).

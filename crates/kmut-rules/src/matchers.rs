@@ -4,7 +4,7 @@
 
 use kmut_syntax::{descendants, field, named_children, operator, Node};
 
-use crate::context::{is_float_literal, is_loop_update, Ctx, RELATIONAL};
+use crate::context::{is_float_literal, is_float_type, is_loop_update, subscript_base, Ctx, RELATIONAL};
 use crate::site::Site;
 
 const FP16: &str = "cuda_fp16.h";
@@ -476,7 +476,18 @@ fn paren(ctx: &Ctx<'_>, n: Node<'_>) -> String {
 }
 
 fn is_accumulator_update(ctx: &Ctx<'_>, n: Node<'_>) -> bool {
-    field(n, "left").is_some_and(|l| l.kind() == "identifier" && ctx.info.accumulators.contains(ctx.text(l))) && ctx.in_loop(n) && !is_loop_update(n)
+    field(n, "left").is_some_and(|l| accumulator_variable(ctx, l).is_some()) && ctx.in_loop(n) && !is_loop_update(n)
+}
+
+/// The accumulator an update's left side names: a scalar accumulator, or an element of a local
+/// array accumulator (`acc[i][j]`).
+fn accumulator_variable<'t>(ctx: &Ctx<'_>, left: Node<'t>) -> Option<Node<'t>> {
+    let variable = match left.kind() {
+        "identifier" => left,
+        "subscript_expression" => subscript_base(left).filter(|b| ctx.info.local_arrays.contains(ctx.text(*b)))?,
+        _ => return None,
+    };
+    ctx.info.accumulators.contains(ctx.text(variable)).then_some(variable)
 }
 
 fn compound(ctx: &Ctx<'_>, from: &str, to: &str) -> Vec<Site> {
@@ -791,7 +802,10 @@ fn accumulator(ctx: &Ctx<'_>, fault: AccFault) -> Vec<Site> {
                     Some(Site::replace(n, format!("{name} {flipped}= {term}")))
                 }
                 AccFault::Round(format) => {
-                    if !ctx.is_float(left) {
+                    // The variable's declared type: `acc[i][j]` is a float where `acc` is declared so.
+                    let variable = accumulator_variable(ctx, left)?;
+                    let declared_float = ctx.info.types.get(ctx.text(variable)).is_some_and(|t| is_float_type(t));
+                    if !(ctx.is_float(left) || variable.id() != left.id() && declared_float) {
                         return None;
                     }
                     Some(Site::replace(n, format!("{name} = {}", format.round(&format!("{name} {sign} ({term})")))).with_include(format.header()))

@@ -177,3 +177,29 @@ fn a_for_statements_own_step_is_no_accumulator() {
     let rule = RULES.iter().find(|r| r.id == "semantic-acc-negate").unwrap();
     assert_eq!(mutate(&describe(wrap(body)), &[rule]).unwrap().mutants.len(), 1);
 }
+
+#[test]
+fn an_element_of_a_local_array_updated_in_a_loop_is_an_accumulator_and_a_shared_one_is_not() {
+    // A tiled kernel's micro-tile: each thread accumulates acc[i][j] in registers. The fp16
+    // accumulator (the paper's most escaping fault) must reach it as it reaches a scalar sum; a
+    // `__shared__` array updated in a loop (a tree reduction's partials) is not an accumulator.
+    let body = "    __shared__ float red[64];\n    float acc[2][2];\n    for (int i = 0; i < 2; ++i) for (int j = 0; j < 2; ++j) acc[i][j] = 0.0f;\n    \
+                for (int k = 0; k < K; ++k) for (int i = 0; i < 2; ++i) for (int j = 0; j < 2; ++j) acc[i][j] += x[k + i] * x[k + j];\n    \
+                for (int s = 1; s < 64; s *= 2) red[threadIdx.x] += red[threadIdx.x + s];\n    out[threadIdx.x] = acc[0][0] + acc[1][1] + red[0];";
+    let desc = describe(wrap(body));
+    let made = |id: &str| -> Vec<String> {
+        let rule = RULES.iter().find(|r| r.id == id).unwrap();
+        mutate(&desc, &[rule]).unwrap().mutants.iter().filter_map(|m| m.apply(&desc.cuda)).collect()
+    };
+    let fp16 = made("precision-acc-fp16");
+    assert_eq!(fp16.len(), 1, "{fp16:#?}");
+    assert!(fp16[0].contains("acc[i][j] = __half2float(__float2half(acc[i][j] + (x[k + i] * x[k + j])))"), "{}", fp16[0]);
+    let overwrite = made("semantic-acc-overwrite");
+    assert_eq!(overwrite.len(), 1, "{overwrite:#?}");
+    assert!(overwrite[0].contains("acc[i][j] = x[k + i] * x[k + j];") && overwrite[0].contains("acc[i][j] = 0.0f"));
+    // The update left the compound-assignment rule for the accumulator rules; the shared array's
+    // update stays the compound rule's.
+    let compound = made("arith-compound-plus-to-minus");
+    assert_eq!(compound.len(), 1, "{compound:#?}");
+    assert!(compound[0].contains("acc[i][j] += x") && compound[0].contains("red[threadIdx.x] -= red"), "{}", compound[0]);
+}
