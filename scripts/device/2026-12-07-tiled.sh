@@ -7,6 +7,8 @@
 #   PART=a  the rewrites gated on this GPU (`kmut gate`, no --accept: the acceptance is mirrored in
 #           git afterwards, with its verdicts), then the whole-corpus bench (600 mutants, seed 0,
 #           --baseline none) over the corpus with each passing rewrite in place of its accepted file.
+#   PART=ab (one call only) the gate cut to 150 s, then the bench with the rewrites and the same
+#           bench over the accepted corpus, each on BENCH_SAMPLE (default 200) mutants.
 #   PART=b  the same bench over the accepted corpus as it is (the same machine's baseline: compare
 #           only rows of one machine; call it right after PART=a, while the machine is warm), then
 #           in the time left the run worker's GPU tests and the accepted files the rewrites
@@ -35,19 +37,32 @@ gate() {
     > "$OUT/gate-$tag.txt" 2> "$OUT/gate-$tag.err"
   echo "gate ($tag) exit $?"; grep -E "^(L[0-9]|candidate|-)" "$OUT/gate-$tag.txt"
 }
+# bench TAG FILES [SPAN]: the whole-corpus bench over FILES within SPAN seconds (default: the rest
+# of the call), its logs and export under $OUT/TAG (two benches of one call keep both).
 bench() {
-  BENCH_SUBSTRATES="$1" BENCH_LIMIT=$(( $(left) - 60 )) BENCH_SAMPLE=${BENCH_SAMPLE:-600} BENCH_BASELINE=none \
+  local span=${3:-$(( $(left) - 5 ))}
+  OUT="$OUT/$1" BENCH_SUBSTRATES="$2" BENCH_LIMIT=$(( span - 55 )) BENCH_SAMPLE=${BENCH_SAMPLE:-600} BENCH_BASELINE=none \
     WIT_WORKERS=${WIT_WORKERS:-10} FUSED_TEST=0 TRANSFORM_TEST=0 DRAW_BENCH=0 LIMIT_TEST=0 \
-    CALL_LIMIT=$(( $(left) - 5 )) bash scripts/device/2026-12-03-campaign.sh
+    CALL_LIMIT=$span bash scripts/device/2026-12-03-campaign.sh
 }
+rewritten() { python3 scripts/rewrite-corpus.py "$OUT/gate-tiled.json"; }
 if [ "${PART:-a}" = a ]; then
   gate tiled "${rewrites[@]}"
   # The corpus with every rewrite that passed in place of its accepted file.
-  corpus=$(python3 scripts/rewrite-corpus.py "$OUT/gate-tiled.json")
+  corpus=$(rewritten)
   echo "bench corpus: $(echo "$corpus" | tr ' ' '\n' | grep -c candidate_) rewrites in place"
-  bench "$corpus"
+  bench rewrites "$corpus"
+elif [ "${PART:-a}" = ab ]; then
+  # Where only one call can be had: the gate cut short, then both benches on a smaller sample,
+  # the rewrites first, each in half of what is left.
+  GATE_LIMIT=${GATE_LIMIT:-150} gate tiled "${rewrites[@]}"
+  corpus=$(rewritten)
+  echo "bench corpus: $(echo "$corpus" | tr ' ' '\n' | grep -c candidate_) rewrites in place"
+  export BENCH_SAMPLE=${BENCH_SAMPLE:-200}
+  bench rewrites "$corpus" $(( ($(left) - 10) / 2 ))
+  bench accepted "$(echo substrates/accepted/*.py)" $(( $(left) - 5 ))
 else
-  bench "$(echo substrates/accepted/*.py)"
+  bench accepted "$(echo substrates/accepted/*.py)"
   # In the time left: the run worker's GPU tests (the allocated buffers' check has run on no GPU
   # yet), then the accepted files the rewrites replace, gated for their forward times.
   if [ "$(left)" -gt 120 ]; then
