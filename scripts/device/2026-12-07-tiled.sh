@@ -7,7 +7,7 @@
 #   PART=a  the rewrites gated on this GPU (`kmut gate`, no --accept: the acceptance is mirrored in
 #           git afterwards, with its verdicts), then the whole-corpus bench (600 mutants, seed 0,
 #           --baseline none) over the corpus with each passing rewrite in place of its accepted file.
-#   PART=ab (one call only) the gate cut to 150 s, then the bench with the rewrites and the same
+#   PART=ab (one call only) the gate cut to 200 s, then the bench with the rewrites and the same
 #           bench over the accepted corpus, each on BENCH_SAMPLE (default 200) mutants.
 #   PART=b  the same bench over the accepted corpus as it is (the same machine's baseline: compare
 #           only rows of one machine; call it right after PART=a, while the machine is warm), then
@@ -45,7 +45,15 @@ bench() {
     WIT_WORKERS=${WIT_WORKERS:-10} FUSED_TEST=0 TRANSFORM_TEST=0 DRAW_BENCH=0 LIMIT_TEST=0 \
     CALL_LIMIT=$span bash scripts/device/2026-12-03-campaign.sh
 }
-rewritten() { python3 scripts/rewrite-corpus.py "$OUT/gate-tiled.json"; }
+# The corpus with every rewrite the gate passed in place of its accepted file. A gate cut short
+# writes no JSON: then every rewrite goes in, said loudly (a throughput figure, not a verdict).
+rewritten() {
+  if [ -s "$OUT/gate-tiled.json" ]; then python3 scripts/rewrite-corpus.py "$OUT/gate-tiled.json"; return; fi
+  echo "WARNING: the gate left no verdicts; the bench takes every rewrite, ungated" >&2
+  for f in substrates/accepted/*.py; do
+    c="substrates/candidate_${f#substrates/accepted/}"; if [ -f "$c" ]; then echo -n "$c "; else echo -n "$f "; fi
+  done; echo
+}
 if [ "${PART:-a}" = a ]; then
   gate tiled "${rewrites[@]}"
   # The corpus with every rewrite that passed in place of its accepted file.
@@ -55,7 +63,7 @@ if [ "${PART:-a}" = a ]; then
 elif [ "${PART:-a}" = ab ]; then
   # Where only one call can be had: the gate cut short, then both benches on a smaller sample,
   # the rewrites first, each in half of what is left.
-  GATE_LIMIT=${GATE_LIMIT:-150} gate tiled "${rewrites[@]}"
+  GATE_LIMIT=${GATE_LIMIT:-200} gate tiled "${rewrites[@]}"
   corpus=$(rewritten)
   echo "bench corpus: $(echo "$corpus" | tr ' ' '\n' | grep -c candidate_) rewrites in place"
   export BENCH_SAMPLE=${BENCH_SAMPLE:-200}
