@@ -9,6 +9,8 @@
 #           --baseline none) over the corpus with each passing rewrite in place of its accepted file.
 #   PART=ab (one call only) the gate cut to 200 s, then the bench with the rewrites and the same
 #           bench over the accepted corpus, each on BENCH_SAMPLE (default 200) mutants.
+#   PART=gate (a short call) the rewrites and the accepted files they replace gated on one machine:
+#           verdicts and forward times side by side, no bench.
 #   PART=b  the same bench over the accepted corpus as it is (the same machine's baseline: compare
 #           only rows of one machine; call it right after PART=a, while the machine is warm), then
 #           in the time left the run worker's GPU tests and the accepted files the rewrites
@@ -60,6 +62,12 @@ if [ "${PART:-a}" = a ]; then
   corpus=$(rewritten)
   echo "bench corpus: $(echo "$corpus" | tr ' ' '\n' | grep -c candidate_) rewrites in place"
   bench rewrites "$corpus"
+elif [ "${PART:-a}" = gate ]; then
+  # The shortest call that still measures the lever: both gates on one machine, so each
+  # rewrite's forward time stands beside the accepted file's (the gate's `fwd ms`).
+  GATE_LIMIT=$(( ($(left) - 10) / 2 )) gate tiled "${rewrites[@]}"
+  accepted=(); for c in "${rewrites[@]}"; do accepted+=("substrates/accepted/${c#substrates/candidate_}"); done
+  GATE_LIMIT=$(( $(left) - 10 )) gate accepted "${accepted[@]}"
 elif [ "${PART:-a}" = ab ]; then
   # Where only one call can be had: the gate cut short, then both benches on a smaller sample,
   # the rewrites first, each in half of what is left.
