@@ -264,25 +264,30 @@ impl FunctionInfo {
             if !inside_loop(a, func.body) || is_loop_update(a) {
                 continue;
             }
-            // The variable: a scalar local, or a local array whose element is updated.
-            let variable = match left.kind() {
-                "identifier" => src.text(left),
-                "subscript_expression" => match subscript_base(left) {
-                    Some(base) if info.local_arrays.contains(src.text(base)) => src.text(base),
-                    _ => continue,
-                },
-                _ => continue,
+            let Some(variable) = updated_variable(src, &info.local_arrays, left).map(|v| src.text(v)) else {
+                continue;
             };
             let target = src.text(left);
             let op = src.text(op);
             let self_update =
                 op == "=" && field(a, "right").is_some_and(|r| r.kind() == "binary_expression" && field(r, "left").is_some_and(|l| src.text(l) == target));
-            let scalar = left.kind() == "identifier" && !info.pointers.contains(variable);
-            if (op == "+=" || op == "-=" || self_update) && info.types.contains_key(variable) && (scalar || left.kind() == "subscript_expression") {
+            // A pointer named bare is no accumulator; a local array's element is.
+            let element = left.kind() == "subscript_expression";
+            if (op == "+=" || op == "-=" || self_update) && info.types.contains_key(variable) && (element || !info.pointers.contains(variable)) {
                 info.accumulators.insert(variable.to_owned());
             }
         }
         info
+    }
+}
+
+/// The variable an assignment's left side updates, if it can be an accumulator: a scalar
+/// (`acc`), or a local array named in `local_arrays` for an element of it (`acc[i][j]`).
+pub fn updated_variable<'t>(src: &CudaSource, local_arrays: &HashSet<String>, left: Node<'t>) -> Option<Node<'t>> {
+    match left.kind() {
+        "identifier" => Some(left),
+        "subscript_expression" => subscript_base(left).filter(|b| local_arrays.contains(src.text(*b))),
+        _ => None,
     }
 }
 

@@ -4,7 +4,7 @@
 
 use kmut_syntax::{descendants, field, named_children, operator, Node};
 
-use crate::context::{is_float_literal, is_float_type, is_loop_update, subscript_base, Ctx, RELATIONAL};
+use crate::context::{is_float_literal, is_float_type, is_loop_update, updated_variable, Ctx, RELATIONAL};
 use crate::site::Site;
 
 const FP16: &str = "cuda_fp16.h";
@@ -482,12 +482,7 @@ fn is_accumulator_update(ctx: &Ctx<'_>, n: Node<'_>) -> bool {
 /// The accumulator an update's left side names: a scalar accumulator, or an element of a local
 /// array accumulator (`acc[i][j]`).
 fn accumulator_variable<'t>(ctx: &Ctx<'_>, left: Node<'t>) -> Option<Node<'t>> {
-    let variable = match left.kind() {
-        "identifier" => left,
-        "subscript_expression" => subscript_base(left).filter(|b| ctx.info.local_arrays.contains(ctx.text(*b)))?,
-        _ => return None,
-    };
-    ctx.info.accumulators.contains(ctx.text(variable)).then_some(variable)
+    updated_variable(ctx.src, &ctx.info.local_arrays, left).filter(|v| ctx.info.accumulators.contains(ctx.text(*v)))
 }
 
 fn compound(ctx: &Ctx<'_>, from: &str, to: &str) -> Vec<Site> {
